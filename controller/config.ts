@@ -1,0 +1,92 @@
+// Controller configuration: environment variables, overridden by command-line flags.
+// The README's config table is the user-facing copy of this file; keep them in step.
+import { z } from 'zod';
+import { hostname } from 'node:os';
+
+const booleanish = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+/** `100/15m` → 100 requests per 15 minutes; `off` disables the quota. */
+const quota = z
+  .string()
+  .regex(/^(off|\d+\/\d+[smh])$/, 'expected N/<number><s|m|h> or off')
+  .transform((v) => {
+    if (v === 'off') return null;
+    const [count, window] = v.split('/') as [string, string];
+    const unit = window.slice(-1);
+    const amount = Number(window.slice(0, -1));
+    const ms = amount * (unit === 's' ? 1000 : unit === 'm' ? 60_000 : 3_600_000);
+    return { limit: Number(count), windowMs: ms };
+  });
+
+export const configSchema = z.object({
+  port: z.coerce.number().int().min(0).max(65535).default(8080),
+  host: z.string().default('127.0.0.1'),
+  db: z
+    .string()
+    .regex(/^(sqlite:.+|postgres(ql)?:\/\/.+)$/, 'expected sqlite:PATH or postgres://URL')
+    .default('sqlite:./data/ticketnet.db'),
+  dataDir: z.string().default('./data'),
+  jwtSecret: z.string().min(32, 'must hold at least 32 characters').optional(),
+  jwtTtlDays: z.coerce.number().int().min(1).max(365).default(30),
+  apiQuota: quota.prefault('100/15m'),
+  trustProxy: booleanish.default(false),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  clock: z.enum(['system', 'manual']).default('system'),
+  jobRunRoute: booleanish.default(false),
+  scheduler: booleanish.default(true),
+  schedulerTickMs: z.coerce.number().int().min(100).default(5000),
+  bodyLimit: z.string().default('1mb'),
+  instanceId: z.string().default(`${hostname()}:${process.pid}`),
+  shutdownTimeoutMs: z.coerce.number().int().min(0).default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Environment variable for each config key (flags use the kebab-case key, e.g. `--api-quota`). */
+export const ENV_NAMES: Record<keyof Config, string> = {
+  port: 'PORT',
+  host: 'HOST',
+  db: 'TICKETNET_DB',
+  dataDir: 'TICKETNET_DATA_DIR',
+  jwtSecret: 'TICKETNET_JWT_SECRET',
+  jwtTtlDays: 'TICKETNET_JWT_TTL_DAYS',
+  apiQuota: 'TICKETNET_API_QUOTA',
+  trustProxy: 'TICKETNET_TRUST_PROXY',
+  logLevel: 'TICKETNET_LOG_LEVEL',
+  clock: 'TICKETNET_CLOCK',
+  jobRunRoute: 'TICKETNET_JOB_RUN_ROUTE',
+  scheduler: 'TICKETNET_SCHEDULER',
+  schedulerTickMs: 'TICKETNET_SCHEDULER_TICK_MS',
+  bodyLimit: 'TICKETNET_BODY_LIMIT',
+  instanceId: 'TICKETNET_INSTANCE_ID',
+  shutdownTimeoutMs: 'TICKETNET_SHUTDOWN_TIMEOUT_MS',
+};
+
+export class ConfigError extends Error {}
+
+/** Builds the config from the environment, then flags (flags win). Throws ConfigError naming the bad key. */
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  flags: Partial<Record<keyof Config, unknown>> = {},
+): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(ENV_NAMES)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const [key, value] of Object.entries(flags)) {
+    if (value !== undefined) raw[key] = value;
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const key = String(i.path[0] ?? '');
+      const name = ENV_NAMES[key as keyof Config] ?? key;
+      return `${name}: ${i.message}`;
+    });
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,68 @@
+// The one application error class. Every refusal a client can see is an AppError with a code
+// from this closed list; the error middleware maps it to the envelope of the route family.
+
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_JSON: 400,
+  WEAK_PASSWORD: 400,
+  PLAN_NOT_FOUND: 400,
+  NOT_A_CLIENT: 400,
+  INVALID_CLOCK: 400,
+  UNAUTHENTICATED: 401,
+  INVALID_CREDENTIALS: 401,
+  FORBIDDEN: 403,
+  RADIUS_LICENSE_INACTIVE: 403,
+  LICENSE_INACTIVE: 403,
+  EXPIRED: 403,
+  NOT_FOUND: 404,
+  CLIENT_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  ALLOCATION_NOT_FOUND: 404,
+  EMAIL_ALREADY_EXISTS: 409,
+  JOB_ALREADY_RUNNING: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  CLICK_SPAM_PROTECTION: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One entry of `details[]` on a validation refusal: which field, and why. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  /** Top-level `details` of the body (an object or the list of field issues). */
+  details?: unknown;
+  /** Extra top-level body fields some seed bodies require (e.g. `idempotent`, `nas`). */
+  extra?: Record<string, unknown>;
+  /** Response headers (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+  /** Overrides the code's default status where a seed gives another one. */
+  status?: number;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: unknown;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code];
+    this.details = options.details;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+}
+
+export const notFound = (message = 'Not found'): AppError => new AppError('NOT_FOUND', message);

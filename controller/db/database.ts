@@ -1,0 +1,70 @@
+// Opens the database named by TICKETNET_DB (`sqlite:PATH` or `postgres://…`) behind Kysely.
+// The same schema and queries run on both: timestamps are ISO text, booleans integers 0/1,
+// JSON text and money integer XOF, so results have one shape whatever the dialect.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { ImmediateSqliteDialect } from './sqlite-immediate-dialect.js';
+import { POSTGRES_CAPABILITIES, SQLITE_CAPABILITIES, type DialectCapabilities } from './capabilities.js';
+import type { Database } from './schema.js';
+
+// node-postgres returns int8 (COUNT, SUM, bigint money) as strings; every such value we store
+// is far below 2^53, so numbers are safe and keep both dialects' results identical.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseHandle {
+  db: Db;
+  caps: DialectCapabilities;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** PostgreSQL only: a schema to use (created if absent); tests use one fresh schema per run. */
+  schema?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(url: string, options: OpenOptions = {}): Promise<DatabaseHandle> {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  return openPostgres(url, options);
+}
+
+function openSqlite(path: string): DatabaseHandle {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new BetterSqlite3(path);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  return { db, caps: SQLITE_CAPABILITIES, close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<DatabaseHandle> {
+  const { schema } = options;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema))
+    throw new Error(`bad schema name ${schema}`);
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // A dropped connection must not crash the controller; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, caps: POSTGRES_CAPABILITIES, close: () => db.destroy() };
+}

@@ -1,0 +1,93 @@
+// Route registration in one place: each route declares its method, path, auth and the zod
+// schemas of its body, query and params. The same declaration validates requests and feeds
+// the OpenAPI document, so the two can never disagree.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import { AppError } from '../core/app-error.js';
+import type { RateLimiter } from './rate-limiter.js';
+import type { AuthRequirement, AuthStrategy, Principal } from './principal.js';
+import { parseOrThrow } from './validation.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType> {
+  method: Method;
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthRequirement;
+  body?: B;
+  query?: Q;
+  params?: P;
+  /** Status of a successful answer (default 200). */
+  status?: number;
+  /** A per-principal limiter (money and programme routes). */
+  limiter?: RateLimiter;
+}
+
+export interface RouteInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal | null;
+}
+
+export interface RegisteredRoute {
+  spec: RouteSpec<z.ZodType, z.ZodType, z.ZodType>;
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export class Api {
+  readonly routes: RegisteredRoute[] = [];
+  readonly #router: Router;
+  readonly #strategies: AuthStrategy[];
+
+  constructor(router: Router, strategies: AuthStrategy[]) {
+    this.#router = router;
+    this.#strategies = strategies;
+  }
+
+  route<B extends z.ZodType = never, Q extends z.ZodType = never, P extends z.ZodType = never>(
+    spec: RouteSpec<B, Q, P>,
+    handler: (ctx: Context, input: RouteInput<Out<B>, Out<Q>, Out<P>>) => Promise<unknown>,
+  ): void {
+    this.routes.push({ spec: spec as unknown as RouteSpec<z.ZodType, z.ZodType, z.ZodType> });
+    this.#router[spec.method](spec.path, async (ctx) => {
+      const principal = await this.#authenticate(ctx, spec.auth);
+      if (principal) ctx.state.principal = principal;
+      if (principal && spec.limiter) spec.limiter.hit(principal.accountId);
+      const input = {
+        params: (spec.params
+          ? parseOrThrow(spec.params, ctx.params, 'path parameters')
+          : ctx.params) as Out<P>,
+        query: (spec.query ? parseOrThrow(spec.query, ctx.query, 'query') : undefined) as Out<Q>,
+        body: (spec.body ? parseOrThrow(spec.body, ctx.request.body ?? {}, 'body') : undefined) as Out<B>,
+        principal,
+      };
+      const result = await handler(ctx, input);
+      if (result !== undefined) {
+        ctx.status = spec.status ?? 200;
+        ctx.body = result;
+      }
+    });
+  }
+
+  async #authenticate(ctx: Context, auth: AuthRequirement): Promise<Principal | null> {
+    if (auth === 'public') return null;
+    const header = ctx.get('authorization');
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!match?.[1]) throw new AppError('UNAUTHENTICATED', 'Missing bearer token');
+    let principal: Principal | null = null;
+    for (const strategy of this.#strategies) {
+      principal = await strategy(match[1]);
+      if (principal) break;
+    }
+    if (!principal) throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
+    if (!auth.includes(principal.kind)) {
+      throw new AppError('FORBIDDEN', 'This account may not use this route');
+    }
+    return principal;
+  }
+}

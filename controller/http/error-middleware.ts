@@ -1,0 +1,45 @@
+// First middleware of the chain: turns every thrown error into the envelope of the route family.
+// AppErrors carry their code; anything else is a 500 whose details stay in the log only.
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.js';
+import { AppError } from '../core/app-error.js';
+
+/** Route families and their error envelopes (document 1 reseller/NAS routes also carry `code` on top). */
+function envelope(path: string, err: AppError): Record<string, unknown> {
+  const body: Record<string, unknown> = { success: false };
+  if (path.startsWith('/v1/radius') || path.startsWith('/api/v1/radius')) body.code = err.code;
+  body.error = { code: err.code, message: err.message };
+  if (err.details !== undefined) body.details = err.details;
+  return { ...body, ...err.extra };
+}
+
+export function errorMiddleware(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      }
+    } catch (raw) {
+      const err = toAppError(raw);
+      if (err.status >= 500) logger.error({ err: raw, path: ctx.path }, 'request failed');
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
+      ctx.body = envelope(ctx.path, err);
+    }
+  };
+}
+
+// Errors raised by Koa's own body parser carry an HTTP status; map the ones a client can cause.
+function toAppError(raw: unknown): AppError {
+  if (raw instanceof AppError) return raw;
+  const status = (raw as { status?: number; type?: string } | null)?.status;
+  const type = (raw as { type?: string } | null)?.type;
+  if (status === 413) return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
+  if (status === 415) return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
+  if (status === 400 && (type === 'entity.parse.failed' || raw instanceof SyntaxError)) {
+    return new AppError('INVALID_JSON', 'Request body is not valid JSON');
+  }
+  if (status === 400) return new AppError('VALIDATION_ERROR', 'Malformed request');
+  return new AppError('INTERNAL_ERROR', 'Internal server error; retry later');
+}

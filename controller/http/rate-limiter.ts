@@ -1,0 +1,58 @@
+// Fixed-window request counters. They live in process memory: a quota is protection, not
+// business state, and losing the counters on restart only relaxes it for one window.
+import type { Context, Next } from 'koa';
+import type { Clock } from '../core/clock.js';
+import { AppError, type ErrorCode } from '../core/app-error.js';
+
+export interface Quota {
+  limit: number;
+  windowMs: number;
+}
+
+export class RateLimiter {
+  readonly #windows = new Map<string, { count: number; resetAt: number }>();
+  readonly #quota: Quota;
+  readonly #clock: Clock;
+  readonly #code: ErrorCode;
+  #lastSweep = 0;
+
+  constructor(quota: Quota, clock: Clock, code: ErrorCode = 'RATE_LIMITED') {
+    this.#quota = quota;
+    this.#clock = clock;
+    this.#code = code;
+  }
+
+  /** Counts one hit for `key`; throws 429 with Retry-After once the window's quota is spent. */
+  hit(key: string): void {
+    const now = this.#clock.now().getTime();
+    this.#sweep(now);
+    let w = this.#windows.get(key);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + this.#quota.windowMs };
+      this.#windows.set(key, w);
+    }
+    w.count += 1;
+    if (w.count > this.#quota.limit) {
+      const retry = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+      throw new AppError(this.#code, 'Too many requests; retry later', {
+        headers: { 'Retry-After': String(retry) },
+        details: { limit: this.#quota.limit, window_seconds: this.#quota.windowMs / 1000 },
+      });
+    }
+  }
+
+  // Drop expired windows now and then so a flood of distinct keys cannot grow the map forever.
+  #sweep(now: number): void {
+    if (now - this.#lastSweep < this.#quota.windowMs) return;
+    this.#lastSweep = now;
+    for (const [k, w] of this.#windows) if (w.resetAt <= now) this.#windows.delete(k);
+  }
+}
+
+/** The global quota of document 3: N requests per window per client IP on every `/api` route. */
+export function ipQuota(limiter: RateLimiter) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (ctx.path.startsWith('/api/')) limiter.hit(ctx.ip);
+    await next();
+  };
+}

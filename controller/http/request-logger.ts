@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import type { Context, Next } from 'koa';
+import type { Logger } from '../logger.js';
+
+/** One log line per request: route, status, duration and the tenant (account) when known. */
+export function requestLogger(logger: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const started = process.hrtime.bigint();
+    const requestId = randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        {
+          req_id: requestId,
+          method: ctx.method,
+          path: ctx.path,
+          route: (ctx as { _matchedRoute?: string })._matchedRoute,
+          status: ctx.status,
+          duration_ms: Math.round(ms * 100) / 100,
+          tenant: (ctx.state as { principal?: { tenantId?: string } }).principal?.tenantId,
+          ip: ctx.ip,
+        },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,15 @@
+export type AccountKind = 'client' | 'technician' | 'partner' | 'admin';
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string;
+  name: string;
+  kind: AccountKind;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+export interface AccountsTables {
+  accounts: AccountsTable;
+}

@@ -1,0 +1,32 @@
+// Transpiles the TypeScript sources to dist/ (one file per source, ESM). Type checking is `npm run typecheck`.
+import { build } from 'esbuild';
+import { readdirSync, statSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const roots = ['controller', 'agent', 'protocol', 'test/routeros-sim'];
+const entries = [];
+const walk = (dir) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) entries.push(path);
+  }
+};
+for (const root of roots) {
+  try {
+    walk(root);
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err;
+  }
+}
+rmSync('dist', { recursive: true, force: true });
+await build({
+  entryPoints: entries,
+  outdir: 'dist',
+  outbase: '.',
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+});

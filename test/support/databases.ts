@@ -1,0 +1,69 @@
+// The databases every integration test runs on: SQLite always, PostgreSQL when TICKETNET_TEST_PG
+// holds a URL (each opened handle gets a fresh schema, dropped when the handle closes).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../controller/db/database.js';
+
+export interface TestDatabase {
+  name: 'sqlite' | 'postgres';
+  /** Opens a fresh, empty database. With `shared`, a second handle onto the same one. */
+  open(): Promise<TestDbHandle>;
+}
+
+export interface TestDbHandle extends DatabaseHandle {
+  /** A TICKETNET_DB value pointing at the same database (for a second instance or process). */
+  url: string;
+  /** Another handle onto the same database (a second controller instance). */
+  openAnother(): Promise<DatabaseHandle>;
+}
+
+const sqlite: TestDatabase = {
+  name: 'sqlite',
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), 'tn-test-'));
+    const url = `sqlite:${join(dir, 'test.db')}`;
+    const handle = await openDatabase(url);
+    return {
+      ...handle,
+      url,
+      openAnother: () => openDatabase(url),
+      async close() {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const pgUrl = process.env.TICKETNET_TEST_PG;
+
+const postgres: TestDatabase = {
+  name: 'postgres',
+  async open() {
+    const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const handle = await openDatabase(pgUrl!, { schema, poolSize: 5 });
+    const sep = pgUrl!.includes('?') ? '&' : '?';
+    return {
+      ...handle,
+      url: `${pgUrl}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+      openAnother: () => openDatabase(pgUrl!, { schema, poolSize: 5 }),
+      async close() {
+        await handle.close();
+        const client = new pg.Client({ connectionString: pgUrl });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      },
+    };
+  },
+};
+
+export const TEST_DATABASES: TestDatabase[] = pgUrl ? [sqlite, postgres] : [sqlite];
+
+/** Declares the same suite once per test database. */
+export function forEachDatabase(title: string, suite: (db: TestDatabase) => void): void {
+  for (const db of TEST_DATABASES) describe(`${title} [${db.name}]`, () => suite(db));
+}
