@@ -57,15 +57,29 @@ export class TestController {
   /** Registers an account of a kind and returns its token and id. */
   async account(kind: 'client' | 'technician' | 'partner', email?: string) {
     const res = await this.request('POST', '/api/v1/auth/register', {
-      body: { email: email ?? `${kind}-${Math.random().toString(36).slice(2)}@example.com`, password: 'passw0rd-ok', name: `A ${kind}`, kind },
+      body: {
+        email: email ?? `${kind}-${Math.random().toString(36).slice(2)}@example.com`,
+        password: 'passw0rd-ok',
+        name: `A ${kind}`,
+        kind,
+      },
     });
     if (res.status !== 201) throw new Error(`register failed: ${JSON.stringify(res.body)}`);
-    return { token: res.body.data.token as string, id: res.body.data.account.id as string, email: res.body.data.account.email as string };
+    return {
+      token: res.body.data.token as string,
+      id: res.body.data.account.id as string,
+      email: res.body.data.account.email as string,
+    };
   }
 
   async admin() {
     const email = `admin-${Math.random().toString(36).slice(2)}@example.com`;
-    const account = await this.controller.services.accounts.create({ email, password: 'adm1n-pass', name: 'Admin', kind: 'admin' });
+    const account = await this.controller.services.accounts.create({
+      email,
+      password: 'adm1n-pass',
+      name: 'Admin',
+      kind: 'admin',
+    });
     const res = await this.request('POST', '/api/v1/auth/login', { body: { email, password: 'adm1n-pass' } });
     return { token: res.body.data.token as string, id: account.id };
   }
@@ -100,6 +114,11 @@ export async function startTestController(
   const db = await database.open();
   const config = testConfig(overrides);
   const clock = new ManualClock(START_TIME);
-  const controller = await createController({ config, logger: pino({ level: 'silent' }), clock, database: db });
+  const controller = await createController({
+    config,
+    logger: pino({ level: 'silent' }),
+    clock,
+    database: db,
+  });
   return new TestController(controller, clock, db);
 }

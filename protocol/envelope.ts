@@ -1,0 +1,241 @@
+import nacl from 'tweetnacl';
+import { z } from 'zod';
+import { decodeBase64Strict, encodeBase64 } from './base64.js';
+import { canonicalJson } from './canonical-json.js';
+import { describeIssues } from './describe-issues.js';
+import { isoTimeSchema, jsonObjectSchema, sessionIdSchema } from './fields.js';
+import { decodePublicKey, decodeSecretKey } from './key-pair.js';
+import { isMessageType, MESSAGE_SCHEMAS, MESSAGE_SENDERS } from './message-schemas.js';
+import type { MessageBody, MessageType, Sender } from './message-schemas.js';
+import { ProtocolError } from './protocol-error.js';
+import { isSupportedVersion, PROTOCOL_VERSION } from './version.js';
+
+/**
+ * A signed message as it travels (one websocket text frame of JSON).
+ * `sig` is the base64 detached Ed25519 signature of `canonicalJson({v, type, sid, seq, ts, body})`.
+ */
+export interface Envelope<T extends MessageType = MessageType> {
+  /** Protocol version. */
+  v: number;
+  /** Message type, the key of its body schema in `MESSAGE_SCHEMAS`. */
+  type: T;
+  /** Session id: the controller's challenge nonce for this connection; binds the message to it. */
+  sid: string;
+  /** 1, 2, 3, … per sender per session; the receiver refuses anything not above the last one. */
+  seq: number;
+  /** Sender's time of signing, ISO 8601 UTC. Informative: freshness comes from sid + seq, not clocks. */
+  ts: string;
+  /** The message itself. */
+  body: MessageBody<T>;
+  /** Base64 Ed25519 signature. */
+  sig: string;
+}
+
+/** An envelope of one of the types in `T`, discriminated by `type` so a `switch` narrows `body`. */
+export type EnvelopeOf<T extends MessageType = MessageType> = { [K in T]: Envelope<K> }[T];
+
+/** Any envelope of this protocol version. */
+export type AnyEnvelope = EnvelopeOf<MessageType>;
+
+/** What a websocket hands over: text, or bytes in one of the forms `ws` uses. */
+export type RawFrame = string | Buffer | ArrayBuffer | readonly Buffer[];
+
+/** Options of `signEnvelope`. */
+export interface SignOptions {
+  /** Session id (the challenge nonce of this connection). */
+  sid: string;
+  /** This sender's next sequence number in the session (from a `SequenceCounter`). */
+  seq: number;
+  /** Sender's base64 secret key. */
+  secretKey: string;
+  /** Signing time, from the injectable clock; defaults to the system clock. */
+  now?: Date;
+}
+
+/** Checks shared by `openEnvelope` and `parseEnvelopeUnverified`; each is skipped when absent. */
+export interface ReadOptions<T extends MessageType = MessageType> {
+  /** Refuse with `WRONG_SESSION` unless the envelope's `sid` is this one. */
+  sid?: string;
+  /** Refuse with `UNEXPECTED_MESSAGE` unless the type is one of these (e.g. `['enrol', 'hello']` after a challenge). */
+  expect?: readonly T[];
+  /** Refuse with `UNEXPECTED_MESSAGE` a type that `MESSAGE_SENDERS` says this end does not send. */
+  from?: Sender;
+}
+
+/** Options of `openEnvelope`. */
+export interface OpenOptions<T extends MessageType = MessageType> extends ReadOptions<T> {
+  /** The base64 public key the sender must have signed with (pinned or registered). */
+  publicKey: string;
+}
+
+// Only the envelope's frame; the body is checked against its own schema once the type is known.
+// Strict, because a member outside the signed fields would travel unauthenticated.
+const HEAD_SCHEMA = z.strictObject({
+  v: z.int(),
+  type: z.string().min(1).max(64),
+  sid: sessionIdSchema,
+  seq: z.int().min(1),
+  ts: isoTimeSchema,
+  body: jsonObjectSchema,
+  // Checked by the signature step so that a missing or garbled sig is BAD_SIGNATURE.
+  sig: z.unknown().optional(),
+});
+
+type Head = z.output<typeof HEAD_SCHEMA>;
+
+/**
+ * Validates `body` against the schema of `type`, stamps it and signs it.
+ * Send `encodeEnvelope(result)` (or `JSON.stringify`) as one text frame.
+ * @throws ProtocolError `BAD_MESSAGE` if body, sid or seq are invalid (a bug in the sender),
+ *   `UNKNOWN_TYPE` for an unknown type, `BAD_KEY` for a malformed secret key.
+ */
+export function signEnvelope<T extends MessageType>(
+  type: T,
+  body: z.input<(typeof MESSAGE_SCHEMAS)[T]>,
+  options: SignOptions,
+): Envelope<T> {
+  if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${String(type)}`);
+  const secretKey = decodeSecretKey(options.secretKey);
+  const parsedBody = MESSAGE_SCHEMAS[type].safeParse(body);
+  if (!parsedBody.success) {
+    throw new ProtocolError(
+      'BAD_MESSAGE',
+      `cannot sign ${type}: ${describeIssues(parsedBody.error, 'body')}`,
+    );
+  }
+  const unsigned = {
+    v: PROTOCOL_VERSION,
+    type,
+    sid: options.sid,
+    seq: options.seq,
+    ts: (options.now ?? new Date()).toISOString(),
+    body: parsedBody.data as MessageBody<T>,
+  };
+  const head = HEAD_SCHEMA.safeParse({ ...unsigned, sig: '' });
+  if (!head.success) {
+    throw new ProtocolError('BAD_MESSAGE', `cannot sign ${type}: ${describeIssues(head.error)}`);
+  }
+  const signature = nacl.sign.detached(signedBytes(unsigned), secretKey);
+  return { ...unsigned, sig: encodeBase64(signature) };
+}
+
+/** The wire text of an envelope (one websocket text frame). */
+export function encodeEnvelope(envelope: Envelope): string {
+  return JSON.stringify(envelope);
+}
+
+/**
+ * Parses a frame and accepts it only if it is an envelope of a supported version signed by
+ * `publicKey` whose body matches its type's schema. Checks run in this order, so nothing about
+ * an unauthenticated frame is looked at beyond its frame: JSON and version, envelope shape,
+ * signature, then `sid`, type, `expect`/`from`, body. The sequence number is NOT checked here:
+ * pass `seq` to the session's `SequenceGuard` after this succeeds.
+ * @throws ProtocolError `BAD_MESSAGE`, `UNSUPPORTED_VERSION`, `BAD_SIGNATURE`, `BAD_KEY`,
+ *   `WRONG_SESSION`, `UNKNOWN_TYPE`, `UNEXPECTED_MESSAGE`.
+ */
+export function openEnvelope<T extends MessageType = MessageType>(
+  raw: RawFrame,
+  options: OpenOptions<T>,
+): EnvelopeOf<T> {
+  const publicKey = decodePublicKey(options.publicKey);
+  const head = readHead(raw);
+  verifySignature(head, publicKey);
+  return checkMessage(head, options);
+}
+
+/**
+ * Like `openEnvelope` without the signature check, for the one frame whose key is not known yet:
+ * the controller peeks at the first frame to learn whether it is `enrol` (key inside the body) or
+ * `hello` (key registered for `agent_id`); the agent peeks at a challenge before it has pinned a key.
+ * Never act on the result: call `openEnvelope` on the same raw frame with the key it points to.
+ * @throws ProtocolError as `openEnvelope`, except `BAD_SIGNATURE` / `BAD_KEY`.
+ */
+export function parseEnvelopeUnverified<T extends MessageType = MessageType>(
+  raw: RawFrame,
+  options: ReadOptions<T> = {},
+): EnvelopeOf<T> {
+  return checkMessage(readHead(raw), options);
+}
+
+/**
+ * Refuses an envelope that belongs to another session (a frame captured on one connection and
+ * replayed into another). `openEnvelope`'s `sid` option does the same.
+ * @throws ProtocolError `WRONG_SESSION`.
+ */
+export function assertSession(envelope: { readonly sid: string }, sid: string): void {
+  if (envelope.sid !== sid) throw new ProtocolError('WRONG_SESSION', 'envelope belongs to another session');
+}
+
+function readHead(raw: RawFrame): Head {
+  let value: unknown;
+  try {
+    value = JSON.parse(frameText(raw));
+  } catch (err) {
+    throw new ProtocolError('BAD_MESSAGE', 'frame is not UTF-8 JSON', { cause: err });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ProtocolError('BAD_MESSAGE', 'frame is not a JSON object');
+  }
+  // Version first: another version may have another shape, and that must not read as a bad message.
+  const v = (value as { v?: unknown }).v;
+  if (!Number.isInteger(v)) throw new ProtocolError('BAD_MESSAGE', 'envelope has no integer version');
+  if (!isSupportedVersion(v)) throw new ProtocolError('UNSUPPORTED_VERSION', `protocol version ${String(v)}`);
+  const head = HEAD_SCHEMA.safeParse(value);
+  if (!head.success) throw new ProtocolError('BAD_MESSAGE', `bad envelope: ${describeIssues(head.error)}`);
+  return head.data;
+}
+
+function verifySignature(head: Head, publicKey: Uint8Array): void {
+  const signature = typeof head.sig === 'string' ? decodeBase64Strict(head.sig) : undefined;
+  if (signature === undefined || signature.length !== nacl.sign.signatureLength) {
+    throw new ProtocolError('BAD_SIGNATURE', 'signature missing or malformed');
+  }
+  if (!nacl.sign.detached.verify(signedBytes(head), signature, publicKey)) {
+    throw new ProtocolError('BAD_SIGNATURE', `signature of ${head.type} #${head.seq} does not verify`);
+  }
+}
+
+function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>): EnvelopeOf<T> {
+  if (options.sid !== undefined) assertSession(head, options.sid);
+  const { type } = head;
+  if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${type}`);
+  if (options.expect !== undefined && !(options.expect as readonly string[]).includes(type)) {
+    throw new ProtocolError('UNEXPECTED_MESSAGE', `${type} not expected here`);
+  }
+  if (options.from !== undefined && ![options.from, 'either'].includes(MESSAGE_SENDERS[type])) {
+    throw new ProtocolError('UNEXPECTED_MESSAGE', `${type} is never sent by the ${options.from}`);
+  }
+  const body = MESSAGE_SCHEMAS[type].safeParse(head.body);
+  if (!body.success) {
+    throw new ProtocolError('BAD_MESSAGE', `bad ${type}: ${describeIssues(body.error, 'body')}`);
+  }
+  // The challenge nonce is the session id; a mismatch would let one challenge vouch for another session.
+  if (type === 'challenge' && (body.data as MessageBody<'challenge'>).nonce !== head.sid) {
+    throw new ProtocolError('WRONG_SESSION', 'challenge nonce is not its session id');
+  }
+  return {
+    v: head.v,
+    type,
+    sid: head.sid,
+    seq: head.seq,
+    ts: head.ts,
+    body: body.data,
+    // Unverified frames may lack a sig; verified ones always have a string here.
+    sig: typeof head.sig === 'string' ? head.sig : '',
+  } as EnvelopeOf<T>;
+}
+
+function signedBytes(fields: Omit<Head, 'sig'>): Uint8Array {
+  const { v, type, sid, seq, ts, body } = fields;
+  return new TextEncoder().encode(canonicalJson({ v, type, sid, seq, ts, body }));
+}
+
+// Fatal decoding: invalid UTF-8 must not be patched into replacement characters and read on.
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function frameText(raw: RawFrame): string {
+  if (typeof raw === 'string') return raw;
+  if (raw instanceof ArrayBuffer) return utf8.decode(new Uint8Array(raw));
+  if (Array.isArray(raw)) return utf8.decode(Buffer.concat(raw as readonly Buffer[]));
+  return utf8.decode(raw as Buffer);
+}

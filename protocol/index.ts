@@ -1,0 +1,64 @@
+// Public API of the agent link protocol, shared by the controller hub and the site agent.
+export { PROTOCOL_VERSION, SUPPORTED_VERSIONS, isSupportedVersion } from './version.js';
+export { ProtocolError, PROTOCOL_ERROR_CODES } from './protocol-error.js';
+export type { ProtocolErrorCode } from './protocol-error.js';
+export { canonicalJson } from './canonical-json.js';
+export {
+  generateKeyPair,
+  derivePublicKey,
+  publicKeyFingerprint,
+  decodePublicKey,
+  decodeSecretKey,
+  PUBLIC_KEY_BYTES,
+  SECRET_KEY_BYTES,
+} from './key-pair.js';
+export type { KeyPair } from './key-pair.js';
+export { generateSessionNonce, SESSION_NONCE_BYTES } from './session-nonce.js';
+export {
+  isoTimeSchema,
+  uuidSchema,
+  publicKeySchema,
+  sessionIdSchema,
+  jsonObjectSchema,
+  base64Bytes,
+} from './fields.js';
+export {
+  signEnvelope,
+  openEnvelope,
+  parseEnvelopeUnverified,
+  assertSession,
+  encodeEnvelope,
+} from './envelope.js';
+export type {
+  Envelope,
+  EnvelopeOf,
+  AnyEnvelope,
+  RawFrame,
+  SignOptions,
+  ReadOptions,
+  OpenOptions,
+} from './envelope.js';
+export { SequenceGuard } from './sequence-guard.js';
+export { SequenceCounter } from './sequence-counter.js';
+export { MESSAGE_SCHEMAS, MESSAGE_SENDERS, MESSAGE_TYPES, isMessageType } from './message-schemas.js';
+export type { MessageType, MessageBody, Sender } from './message-schemas.js';
+export {
+  COMMANDS,
+  ROUTER_FACTS_SCHEMA,
+  isKnownCommand,
+  parseCommandParams,
+  parseCommandOutput,
+} from './commands.js';
+export type {
+  CommandSpec,
+  CommandName,
+  CommandParams,
+  CommandOutput,
+  KnownCommand,
+  CommandCheck,
+} from './commands.js';
+export { FAULT_CODES, FAULT_SCHEMA } from './fault-codes.js';
+export type { FaultCode, Fault } from './fault-codes.js';
+export { LINK_ERROR_CODES, FINAL_LINK_ERROR_CODES } from './link-error-codes.js';
+export type { LinkErrorCode } from './link-error-codes.js';
+export { normaliseEnrolCode } from './enrol-code.js';

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { ROUTER_FACTS_SCHEMA } from './commands.js';
+import { FAULT_SCHEMA } from './fault-codes.js';
+import {
+  base64Bytes,
+  isoTimeSchema,
+  jsonObjectSchema,
+  label,
+  publicKeySchema,
+  sessionIdSchema,
+  uuidSchema,
+} from './fields.js';
+import { LINK_ERROR_CODES } from './link-error-codes.js';
+
+// Object schemas drop unknown members (zod's default) so a newer peer may add optional fields
+// within the same protocol version; the signature still covers the body as sent.
+
+const agentVersion = label(64);
+const commandName = z
+  .string()
+  .max(64)
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/);
+
+/**
+ * Body schema of every message type, keyed by `type`.
+ * Direction is in `MESSAGE_SENDERS`; the handshake is challenge → enrol|hello → welcome (or error).
+ */
+export const MESSAGE_SCHEMAS = {
+  /** Controller → agent, first frame of every connection, signed by the controller key with seq 1; `nonce` is the session `sid`. */
+  challenge: z.object({
+    nonce: sessionIdSchema,
+    controller_key: publicKeySchema,
+    server_time: isoTimeSchema,
+  }),
+  /**
+   * Agent → controller, first enrolment: signed with the new `agent_key` (proof of possession), `sid` = challenge nonce.
+   * `code` is already normalised (`normaliseEnrolCode`).
+   */
+  enrol: z.object({
+    code: z.string().regex(/^[A-Z0-9]{4,64}$/),
+    agent_key: publicKeySchema,
+    agent_version: agentVersion,
+    facts: ROUTER_FACTS_SCHEMA.partial().optional(),
+  }),
+  /** Agent → controller, an enrolled agent answering the challenge, signed with its registered key. */
+  hello: z.object({
+    agent_id: uuidSchema,
+    agent_version: agentVersion,
+    /** Command names and feature flags (e.g. `radius`) this agent build supports. */
+    capabilities: z.array(z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/)).max(256),
+  }),
+  /** Controller → agent after a successful enrol or hello; the agent pins `controller_key` on enrolment. */
+  welcome: z.object({
+    agent_id: uuidSchema,
+    allocation_id: uuidSchema,
+    controller_key: publicKeySchema,
+    heartbeat_seconds: z.int().min(1).max(3600),
+  }),
+  /**
+   * Controller → agent. `name` is any well-formed name, not only the catalogue, so an older agent
+   * receives a newer command and answers `UNKNOWN_COMMAND` instead of dropping the link.
+   */
+  command: z.object({ id: uuidSchema, name: commandName, params: jsonObjectSchema, deadline: isoTimeSchema }),
+  /** Agent → controller: command `id` is persisted (or was already known); it will not be lost. */
+  ack: z.object({ id: uuidSchema }),
+  /** Agent → controller: outcome of command `id`. DONE carries no fault; FAILED must carry one. */
+  result: z.discriminatedUnion('status', [
+    z.object({
+      id: uuidSchema,
+      status: z.literal('DONE'),
+      output: z.unknown().optional(),
+      fault: z.never().optional(),
+    }),
+    z.object({
+      id: uuidSchema,
+      status: z.literal('FAILED'),
+      output: z.unknown().optional(),
+      fault: FAULT_SCHEMA,
+    }),
+  ]),
+  /** Agent → controller: an outbox entry; `id` is its idempotency key, resent until `report_ack`. */
+  report: z.object({
+    id: uuidSchema,
+    kind: z.enum(['facts', 'telemetry', 'event']),
+    at: isoTimeSchema,
+    data: jsonObjectSchema,
+  }),
+  /** Controller → agent: these report ids are stored; the agent may drop them from its outbox. */
+  report_ack: z.object({ ids: z.array(uuidSchema).min(1).max(1000) }),
+  /** Either way: `t` is the sender's clock in epoch milliseconds. */
+  ping: z.object({ t: z.int().min(0) }),
+  /** Either way: answers a ping, echoing its `t` so the pinger measures the round trip on its own clock. */
+  pong: z.object({ t: z.int().min(0) }),
+  /** Controller → agent, just before the controller closes the link. */
+  error: z.object({ code: z.enum(LINK_ERROR_CODES), message: z.string().max(1000) }),
+  /** Either way, reserved: one RADIUS UDP datagram relayed over the link; `peer` is the NAS `address:port`. */
+  radius: z.object({ id: label(64), packet: base64Bytes(20, 4096), peer: label(64).optional() }),
+} as const satisfies Record<string, z.ZodType>;
+
+/** A message type name. */
+export type MessageType = keyof typeof MESSAGE_SCHEMAS;
+
+/** Validated body of message type `T`. */
+export type MessageBody<T extends MessageType> = z.output<(typeof MESSAGE_SCHEMAS)[T]>;
+
+/** Which end of the link sends a message. */
+export type Sender = 'controller' | 'agent';
+
+/** Who may send each message type; the receiver refuses the others as `UNEXPECTED_MESSAGE` when asked to check. */
+export const MESSAGE_SENDERS: { readonly [T in MessageType]: 'controller' | 'agent' | 'either' } = {
+  challenge: 'controller',
+  enrol: 'agent',
+  hello: 'agent',
+  welcome: 'controller',
+  command: 'controller',
+  ack: 'agent',
+  result: 'agent',
+  report: 'agent',
+  report_ack: 'controller',
+  ping: 'either',
+  pong: 'either',
+  error: 'controller',
+  radius: 'either',
+};
+
+/** All message type names. */
+export const MESSAGE_TYPES = Object.freeze(Object.keys(MESSAGE_SCHEMAS) as MessageType[]);
+
+/** True when `type` names a message type of this protocol version. */
+export function isMessageType(type: unknown): type is MessageType {
+  return typeof type === 'string' && Object.hasOwn(MESSAGE_SCHEMAS, type);
+}
