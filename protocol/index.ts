@@ -1,4 +1,6 @@
 // Public API of the agent link protocol, shared by the controller hub and the site agent.
+// READ docs/agent-link.md: the behaviour both sides must implement around these messages
+// (handshake order, command journal and redelivery, outbox and report_ack, heartbeat).
 export { PROTOCOL_VERSION, SUPPORTED_VERSIONS, isSupportedVersion } from './version.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './protocol-error.js';
 export type { ProtocolErrorCode } from './protocol-error.js';
