@@ -1,4 +1,6 @@
-import nacl from 'tweetnacl';
+import { signDetached, verifyDetached } from './ed25519.js';
+
+const SIGNATURE_BYTES = 64;
 import { z } from 'zod';
 import { decodeBase64Strict, encodeBase64 } from './base64.js';
 import { canonicalJson } from './canonical-json.js';
@@ -115,7 +117,7 @@ export function signEnvelope<T extends MessageType>(
   if (!head.success) {
     throw new ProtocolError('BAD_MESSAGE', `cannot sign ${type}: ${describeIssues(head.error)}`);
   }
-  const signature = nacl.sign.detached(signedBytes(unsigned), secretKey);
+  const signature = signDetached(signedBytes(unsigned), secretKey);
   return { ...unsigned, sig: encodeBase64(signature) };
 }
 
@@ -187,10 +189,10 @@ function readHead(raw: RawFrame): Head {
 
 function verifySignature(head: Head, publicKey: Uint8Array): void {
   const signature = typeof head.sig === 'string' ? decodeBase64Strict(head.sig) : undefined;
-  if (signature === undefined || signature.length !== nacl.sign.signatureLength) {
+  if (signature === undefined || signature.length !== SIGNATURE_BYTES) {
     throw new ProtocolError('BAD_SIGNATURE', 'signature missing or malformed');
   }
-  if (!nacl.sign.detached.verify(signedBytes(head), signature, publicKey)) {
+  if (!verifyDetached(signedBytes(head), signature, publicKey)) {
     throw new ProtocolError('BAD_SIGNATURE', `signature of ${head.type} #${head.seq} does not verify`);
   }
 }
