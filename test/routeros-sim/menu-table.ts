@@ -1,0 +1,132 @@
+// Generic record store for one RouterOS menu (e.g. /ip/hotspot/user). Every
+// menu is a list of string-valued records with a hex id, like the router's own
+// configuration database; behaviour that differs per menu comes from its
+// MenuDef, not from subclasses.
+import { EventEmitter } from 'node:events';
+import { formatId, parseId } from './ros-format.js';
+import type { Capabilities } from './version-caps.js';
+
+export interface SimRecord {
+  id: number;
+  /** Printed properties, in print order. `.id` is not stored here. */
+  props: Record<string, string>;
+  /** Raw bytes for /file entries. */
+  blob?: Buffer;
+}
+
+export interface MenuDef {
+  path: string;
+  /** A singleton (/system/identity) prints one record without `.id` and only supports print/set. */
+  singleton?: boolean;
+  /** Menu exists on this version only when the predicate holds (e.g. WireGuard on v7). */
+  available?: (caps: Capabilities) => boolean;
+  /** add/set/remove refused ("not allowed" style trap); print still works. */
+  readOnly?: boolean;
+  /** Entries can be removed even though the menu is read-only (/ip/hotspot/active kicks a user). */
+  removable?: boolean;
+  /** First id handed out, so ids look like a router that has lived (e.g. *1A). */
+  firstId?: number;
+  /** Properties a fresh `add` gets unless given. */
+  defaults?: (caps: Capabilities) => Record<string, string>;
+  /** Properties required by `add`. */
+  required?: string[];
+  /** Property that must be unique, and the trap message when it is not. */
+  unique?: { prop: string; message: string };
+  /** Properties printed as true/false; input yes/no/true/false is normalised. */
+  booleans?: string[];
+  /** Properties a client may never write. */
+  readOnlyProps?: string[];
+  /** Entries matching this cannot be removed; value is the trap message. */
+  undeletable?: (rec: SimRecord) => string | undefined;
+  /** The menu has no `add` (e.g. /interface: interfaces come from hardware or sub-menus). */
+  noAdd?: boolean;
+  /** Entries cannot be removed at all (e.g. /interface/ethernet). */
+  noRemove?: boolean;
+  /** Properties that must name an entry of another menu (or one of `also`). */
+  refs?: Record<string, { menu: string; also?: string[] }>;
+  /** Properties holding durations, normalised to the 1h30m form. */
+  durations?: string[];
+  /** Print order of properties for entries created by `add`. */
+  fieldOrder?: string[];
+}
+
+export type ChangeKind = 'add' | 'set' | 'remove';
+
+export class MenuTable extends EventEmitter {
+  private readonly rows = new Map<number, SimRecord>();
+  private nextId: number;
+
+  constructor(readonly def: MenuDef) {
+    super();
+    this.nextId = def.firstId ?? 1;
+  }
+
+  get path(): string {
+    return this.def.path;
+  }
+
+  list(): SimRecord[] {
+    return [...this.rows.values()];
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  get(id: number): SimRecord | undefined {
+    return this.rows.get(id);
+  }
+
+  /** The singleton record (created empty on first use). */
+  single(): SimRecord {
+    const first = this.rows.values().next();
+    return first.done ? this.insert({}) : first.value;
+  }
+
+  findBy(prop: string, value: string): SimRecord | undefined {
+    for (const rec of this.rows.values()) if (rec.props[prop] === value) return rec;
+    return undefined;
+  }
+
+  /** Resolves an API reference: "*1A" id, or a name as RouterOS also accepts for `numbers`. */
+  resolve(ref: string): SimRecord | undefined {
+    const id = parseId(ref);
+    if (id !== undefined) return this.rows.get(id);
+    return this.findBy('name', ref);
+  }
+
+  /** Leaves a gap in the id sequence, as deleted entries do on a real router. */
+  skipIds(count: number): void {
+    this.nextId += count;
+  }
+
+  /** Inserts without validation (seeding and the add command use it). */
+  insert(props: Record<string, string>, blob?: Buffer): SimRecord {
+    const rec: SimRecord = { id: this.nextId++, props: { ...props } };
+    if (blob) rec.blob = blob;
+    this.rows.set(rec.id, rec);
+    this.emit('change', 'add', rec);
+    return rec;
+  }
+
+  update(rec: SimRecord, props: Record<string, string>): void {
+    Object.assign(rec.props, props);
+    this.emit('change', 'set', rec);
+  }
+
+  unsetProp(rec: SimRecord, prop: string): void {
+    delete rec.props[prop];
+    this.emit('change', 'set', rec);
+  }
+
+  delete(rec: SimRecord): void {
+    if (this.rows.delete(rec.id)) this.emit('change', 'remove', rec);
+  }
+
+  /** Record as printed, `.id` first (except for singletons). */
+  view(rec: SimRecord, extra?: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = this.def.singleton ? {} : { '.id': formatId(rec.id) };
+    Object.assign(out, rec.props, extra);
+    return out;
+  }
+}

@@ -1,0 +1,173 @@
+// RouterSim: a RouterOS router on a TCP port (API), optionally with an FTP
+// server, for tests and demos. node-routeros talks to it as to a real router.
+//
+//   const sim = new RouterSim({ serial: 'HEX1234ABCD', version: '7.19' });
+//   await sim.start();           // sim.port is now the API port
+//   sim.faults.set({ delayMs: 200 });
+//   sim.state.table('/ip/hotspot/user').list();
+//   await sim.stop();
+import { createServer } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
+import { ApiSession } from './api-session.js';
+import { BOARD_PROFILES } from './board-profiles.js';
+import type { Architecture } from './board-profiles.js';
+import type { SimContext } from './command-types.js';
+import { FaultController } from './faults.js';
+import { FtpServer } from './ftp-server.js';
+import { Prng } from './prng.js';
+import { RouterState } from './router-state.js';
+import { seedRouter } from './seed-data.js';
+import type { SeedOptions } from './seed-data.js';
+import { capabilitiesFor } from './version-caps.js';
+import type { Capabilities } from './version-caps.js';
+
+export interface RouterSimOptions {
+  /** API port; 0 (default) picks a free one. */
+  port?: number;
+  host?: string;
+  /** RouterBOARD serial number (hex); also seeds the PRNG. */
+  serial: string;
+  identity?: string;
+  /** RouterOS version, "6.49", "7.16", "7.19", "7.19.1"... */
+  version: string;
+  /** Model code as v6 prints it (v7 adds "RB"); defaults per architecture. */
+  model?: string;
+  architecture?: Architecture;
+  username?: string;
+  password?: string;
+  seed?: SeedOptions;
+  freeHddBytes?: number;
+  totalHddBytes?: number;
+  /** Start the FTP server on this port (0 = any free port). Off when undefined. */
+  ftpPort?: number;
+  /** Clock of the simulated router (defaults to the real time). */
+  now?: () => Date;
+  /** Interval between /ping replies when the command sets none (default 20 ms; RouterOS uses 1 s). */
+  pingIntervalMs?: number;
+  /** Time /system/backup/save takes (default 30 ms). */
+  backupDelayMs?: number;
+}
+
+export class RouterSim {
+  readonly state: RouterState;
+  readonly faults = new FaultController();
+  readonly caps: Capabilities;
+  private readonly ctx: SimContext;
+  private readonly server: Server;
+  private readonly sessions = new Set<ApiSession>();
+  private readonly sockets = new Set<Socket>();
+  private ftp: FtpServer | undefined;
+  private listening = false;
+
+  constructor(readonly options: RouterSimOptions) {
+    if (!/^[0-9A-Fa-f]{6,16}$/.test(options.serial)) throw new Error('serial must be 6-16 hex digits');
+    this.caps = capabilitiesFor(options.version);
+    const arch = options.architecture ?? (this.caps.version.major >= 7 ? 'arm64' : 'mipsbe');
+    if (arch === 'arm64' && !this.caps.arm64) throw new Error('RouterOS 6 has no arm64 build');
+    const base = BOARD_PROFILES[arch];
+    const board = { ...base, model: options.model ?? base.model };
+    const serial = options.serial.toUpperCase();
+    this.state = new RouterState(
+      {
+        serial,
+        board,
+        caps: this.caps,
+        freeHddBytes: options.freeHddBytes ?? board.freeHdd,
+        totalHddBytes: options.totalHddBytes ?? board.totalHdd,
+        now: options.now ?? (() => new Date()),
+      },
+      this.faults,
+    );
+    seedRouter(this.state, options.identity ?? 'MikroTik', options.seed);
+    this.ctx = {
+      state: this.state,
+      faults: this.faults,
+      credentials: { username: options.username ?? 'admin', password: options.password ?? '' },
+      timing: { pingIntervalMs: options.pingIntervalMs ?? 20, backupDelayMs: options.backupDelayMs ?? 30 },
+      rng: new Prng(`${serial}:runtime`),
+    };
+    this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
+  }
+
+  private accept(socket: Socket): void {
+    // every socket is tracked so stop() can always close the server
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const refuse = this.faults.active.refuseConnections;
+    if (refuse === 'reset') return void socket.resetAndDestroy();
+    if (refuse) {
+      socket.end();
+      // a refused peer that never closes its side must not keep the socket open
+      socket.on('end', () => socket.destroy());
+      return;
+    }
+    socket.setNoDelay(true);
+    const session = new ApiSession(socket, this.ctx);
+    this.sessions.add(session);
+    socket.on('close', () => this.sessions.delete(session));
+  }
+
+  async start(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port ?? 0, this.options.host ?? '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.listening = true;
+    if (this.options.ftpPort !== undefined) {
+      this.ftp = new FtpServer(this.ctx, this.options.host ?? '127.0.0.1');
+      await this.ftp.listen(this.options.ftpPort);
+    }
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sessions) s.destroy();
+    for (const s of this.sockets) s.destroy();
+    await this.ftp?.close();
+    if (this.listening) {
+      this.listening = false;
+      await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    }
+  }
+
+  /** API port (valid after start()). */
+  get port(): number {
+    return (this.server.address() as AddressInfo | null)?.port ?? 0;
+  }
+
+  get ftpPort(): number | undefined {
+    return this.ftp?.port;
+  }
+
+  /** Open API connections. */
+  get connections(): number {
+    return this.sessions.size;
+  }
+
+  /** Counts per menu and other facts, for logs and the control API. */
+  summary(): Record<string, unknown> {
+    const counts: Record<string, number> = {};
+    for (const path of this.state.menuPaths()) counts[path] = this.state.table(path).size;
+    const { board, serial } = this.state.identity;
+    return {
+      serial,
+      identity: this.state.table('/system/identity').single().props.name,
+      version: this.caps.versionLabel,
+      architecture: board.architecture,
+      model: board.model,
+      port: this.port,
+      ftpPort: this.ftpPort ?? null,
+      connections: this.connections,
+      freeHddBytes: this.state.freeHddBytes(),
+      files: this.state
+        .table('/file')
+        .list()
+        .map((f) => ({ name: f.props.name, type: f.props.type, size: f.blob?.length ?? 0 })),
+      counts,
+      faults: this.faults.active,
+    };
+  }
+}

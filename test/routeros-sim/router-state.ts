@@ -1,0 +1,195 @@
+// The in-memory router database: one MenuTable per menu available on the
+// simulated version, plus the computed views (resource, clock, routerboard)
+// and the flash accounting that backups and FTP uploads draw on.
+import { MENU_DEFS } from './menu-defs.js';
+import { MenuTable } from './menu-table.js';
+import type { SimRecord } from './menu-table.js';
+import { formatBuildTime, formatDate, formatDateTime, formatDuration, formatTime } from './ros-format.js';
+import type { BoardProfile } from './board-profiles.js';
+import type { Capabilities } from './version-caps.js';
+import type { FaultController } from './faults.js';
+import { decodeWin1252 } from './win1252.js';
+
+export interface RouterIdentity {
+  serial: string;
+  board: BoardProfile;
+  caps: Capabilities;
+  /** Bytes of flash free at start, before any file the simulator writes. */
+  freeHddBytes: number;
+  totalHddBytes: number;
+  now: () => Date;
+}
+
+/** Text files up to this size print their `contents`, as RouterOS does. */
+const CONTENTS_LIMIT = 4096;
+
+export class RouterState {
+  private readonly tables = new Map<string, MenuTable>();
+  readonly startedAt: Date;
+  /** File bytes present when the simulator started (seeded files do not eat the free space). */
+  private baselineFileBytes = 0;
+
+  constructor(
+    readonly identity: RouterIdentity,
+    private readonly faults: FaultController,
+  ) {
+    this.startedAt = identity.now();
+    for (const def of MENU_DEFS) {
+      if (!def.available || def.available(identity.caps)) this.tables.set(def.path, new MenuTable(def));
+    }
+  }
+
+  get caps(): Capabilities {
+    return this.identity.caps;
+  }
+
+  /** The table of a menu, or undefined when this version has no such menu. */
+  menu(path: string): MenuTable | undefined {
+    return this.tables.get(path);
+  }
+
+  table(path: string): MenuTable {
+    const t = this.tables.get(path);
+    if (!t) throw new Error(`menu ${path} does not exist on RouterOS ${this.caps.version.text}`);
+    return t;
+  }
+
+  menuPaths(): string[] {
+    return [...this.tables.keys()];
+  }
+
+  /** Call once seeding is over: seeded files count as already on flash. */
+  markSeeded(): void {
+    this.baselineFileBytes = this.fileBytes();
+  }
+
+  // ---- files -------------------------------------------------------------
+
+  private fileBytes(): number {
+    return this.table('/file')
+      .list()
+      .reduce((sum, f) => sum + (f.blob?.length ?? 0), 0);
+  }
+
+  freeHddBytes(): number {
+    if (this.faults.active.outOfFlash) return 0;
+    return Math.max(0, this.identity.freeHddBytes - (this.fileBytes() - this.baselineFileBytes));
+  }
+
+  findFile(name: string): SimRecord | undefined {
+    return this.table('/file').findBy('name', name.replace(/^\/+/, ''));
+  }
+
+  readFile(name: string): Buffer | undefined {
+    return this.findFile(name)?.blob;
+  }
+
+  /** Creates or replaces a file; throws 'not enough space' when flash is short (unless seeding). */
+  writeFile(name: string, data: Buffer, seeding = false): SimRecord {
+    const clean = name.replace(/^\/+/, '');
+    const files = this.table('/file');
+    const existing = files.findBy('name', clean);
+    const growth = data.length - (existing?.blob?.length ?? 0);
+    if (!seeding && growth > 0 && growth > this.freeHddBytes()) throw new Error('not enough space');
+    const props = this.fileProps(clean, data);
+    if (existing) {
+      existing.blob = data;
+      files.update(existing, props);
+      return existing;
+    }
+    return files.insert(props, data);
+  }
+
+  makeDirectory(name: string): SimRecord {
+    const ts = formatDateTime(this.caps, this.identity.now());
+    return this.table('/file').insert({ name, type: 'directory', [this.caps.fileTimeField]: ts });
+  }
+
+  private fileProps(name: string, data: Buffer): Record<string, string> {
+    const ts = formatDateTime(this.caps, this.identity.now());
+    return { name, type: fileType(name), size: String(data.length), [this.caps.fileTimeField]: ts };
+  }
+
+  // ---- printable views -----------------------------------------------------
+
+  /** A record as `print` shows it, with the computed properties of its menu. */
+  view(table: MenuTable, rec: SimRecord): Record<string, string> {
+    switch (table.path) {
+      case '/system/resource':
+        return this.resourceView();
+      case '/system/clock':
+        return this.clockView(rec);
+      case '/file':
+        return table.view(rec, this.fileContents(rec));
+      default:
+        return table.view(rec);
+    }
+  }
+
+  private fileContents(rec: SimRecord): Record<string, string> | undefined {
+    const blob = rec.blob;
+    if (!blob || blob.length > CONTENTS_LIMIT || !isTextFile(rec.props.name ?? '')) return undefined;
+    // decoded the way the wire encodes it, so the client gets the exact bytes back
+    return { contents: decodeWin1252(blob) };
+  }
+
+  private resourceView(): Record<string, string> {
+    const { board, caps } = this.identity;
+    const now = this.identity.now();
+    const uptime = (now.getTime() - this.startedAt.getTime()) / 1000 + 3 * 86400 + 4 * 3600 + 17 * 60;
+    const buildTime = new Date(Date.UTC(caps.version.major === 6 ? 2023 : 2025, 4, 27, 10, 15, 3));
+    const used = Math.round(board.totalMemory * 0.42);
+    const out: Record<string, string> = {
+      uptime: formatDuration(uptime),
+      version: caps.versionLabel,
+      'build-time': formatBuildTime(caps, buildTime),
+    };
+    if (caps.resourceFactorySoftware) out['factory-software'] = board.firmware || '7.1';
+    Object.assign(out, {
+      'free-memory': String(board.totalMemory - used),
+      'total-memory': String(board.totalMemory),
+      cpu: board.cpu,
+      'cpu-count': String(board.cpuCount),
+      'cpu-frequency': String(board.cpuFrequency),
+      'cpu-load': String(3 + (Math.floor(now.getTime() / 1000) % 7)),
+      'free-hdd-space': String(this.freeHddBytes()),
+      'total-hdd-space': String(this.identity.totalHddBytes),
+      'write-sect-since-reboot': '1843',
+      'write-sect-total': '482113',
+    });
+    if (caps.resourceBadBlocks) out['bad-blocks'] = '0';
+    Object.assign(out, {
+      'architecture-name': board.architecture,
+      'board-name': board.boardName,
+      platform: 'MikroTik',
+    });
+    return out;
+  }
+
+  private clockView(rec: SimRecord): Record<string, string> {
+    const now = this.identity.now();
+    return {
+      time: formatTime(now),
+      date: formatDate(this.caps, now),
+      'time-zone-autodetect': 'true',
+      'time-zone-name': 'Africa/Dakar',
+      'gmt-offset': '+00:00',
+      'dst-active': 'false',
+      ...rec.props,
+    };
+  }
+}
+
+const TEXT_EXT = /\.(txt|rsc|html?|js|css|xml|json|csv|log)$/i;
+
+function isTextFile(name: string): boolean {
+  return TEXT_EXT.test(name);
+}
+
+function fileType(name: string): string {
+  if (name.endsWith('.backup')) return 'backup';
+  if (name.endsWith('.rsc')) return 'script';
+  if (name.endsWith('.npk')) return 'package';
+  const ext = /\.([A-Za-z0-9]+)$/.exec(name)?.[1];
+  return ext ? `.${ext} file` : 'file';
+}

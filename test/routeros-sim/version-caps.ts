@@ -1,0 +1,73 @@
+// Every RouterOS 6/7 difference the simulator models lives in this one table,
+// so menus and handlers ask "does this version have X" instead of comparing
+// version numbers. Entries marked "sim assumption" are our best reading of
+// RouterOS behaviour, not verified on hardware.
+
+export interface RouterOsVersion {
+  major: number;
+  minor: number;
+  patch: number;
+  /** As the router prints it, e.g. "6.49.10" or "7.19". */
+  text: string;
+}
+
+export interface Capabilities {
+  version: RouterOsVersion;
+  /** `/system/resource` version field, e.g. "7.19 (stable)". */
+  versionLabel: string;
+  /** 7.18+: a print that matches nothing answers `!empty` before `!done`. */
+  emptyReply: boolean;
+  /** 7.0+: `/interface/wireguard` and `/interface/wireguard/peers` exist. */
+  wireguard: boolean;
+  /** 7.13+: `/file/read file= offset= chunk-size=` exists. */
+  fileRead: boolean;
+  /** 7.10+: dates print as 2025-01-31 instead of jan/31/2025. */
+  isoDates: boolean;
+  /** /file timestamp property: creation-time (v6..7.12), last-modified (7.13+, sim assumption). */
+  fileTimeField: 'creation-time' | 'last-modified';
+  /** /ping `time`: "12ms" on v6, "12ms345us" on v7. */
+  pingMicroseconds: boolean;
+  /** /system/routerboard `model`: "952Ui-5ac2nD" on v6, "RB952Ui-5ac2nD" on v7 (sim assumption). */
+  routerboardModelPrefix: string;
+  /** /system/routerboard `board-name` exists on v7 only (sim assumption). */
+  routerboardBoardName: boolean;
+  /** /system/resource: `bad-blocks` on v6, `factory-software` on v7. */
+  resourceBadBlocks: boolean;
+  resourceFactorySoftware: boolean;
+  /** 7.15+: /radius has `require-message-auth` (BlastRADIUS mitigation). */
+  radiusRequireMessageAuth: boolean;
+  /** Architecture name v7 prints for 64-bit ARM; v6 has no arm64 build. */
+  arm64: boolean;
+}
+
+export function parseVersion(text: string): RouterOsVersion {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) throw new Error(`RouterOS version must look like 6.49 or 7.19.1, got "${text}"`);
+  return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0), text: text.trim() };
+}
+
+function atLeast(v: RouterOsVersion, major: number, minor: number): boolean {
+  return v.major > major || (v.major === major && v.minor >= minor);
+}
+
+export function capabilitiesFor(versionText: string): Capabilities {
+  const v = parseVersion(versionText);
+  const v7 = v.major >= 7;
+  return {
+    version: v,
+    // 6.x routers still in the field are on the long-term channel
+    versionLabel: `${v.text} (${v7 ? 'stable' : 'long-term'})`,
+    emptyReply: atLeast(v, 7, 18),
+    wireguard: v7,
+    fileRead: atLeast(v, 7, 13),
+    isoDates: atLeast(v, 7, 10),
+    fileTimeField: atLeast(v, 7, 13) ? 'last-modified' : 'creation-time',
+    pingMicroseconds: v7,
+    routerboardModelPrefix: v7 ? 'RB' : '',
+    routerboardBoardName: v7,
+    resourceBadBlocks: !v7,
+    resourceFactorySoftware: v7,
+    radiusRequireMessageAuth: atLeast(v, 7, 15),
+    arm64: v7,
+  };
+}
