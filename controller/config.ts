@@ -40,6 +40,21 @@ export const configSchema = z.object({
   bodyLimit: z.string().default('1mb'),
   instanceId: z.string().default(`${hostname()}:${process.pid}`),
   shutdownTimeoutMs: z.coerce.number().int().min(0).default(10_000),
+  /** Base URL agents and people reach this controller at; unset means `http://<host>:<port>`. */
+  publicUrl: z
+    .url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
+  /**
+   * Direct UDP RADIUS (a NAS on a VPN). Off by default: routers reach RADIUS through their agent,
+   * and nothing needs to listen publicly.
+   */
+  radiusEnabled: booleanish.default(false),
+  radiusHost: z.string().default('127.0.0.1'),
+  radiusAuthPort: z.coerce.number().int().min(0).max(65535).default(1812),
+  radiusAcctPort: z.coerce.number().int().min(0).max(65535).default(1813),
+  /** Acct-Interim-Interval answered to NAS; sessions silent 3 × this long are closed as lost. */
+  radiusInterimSeconds: z.coerce.number().int().min(60).max(86_400).default(300),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -62,7 +77,18 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   bodyLimit: 'TICKETNET_BODY_LIMIT',
   instanceId: 'TICKETNET_INSTANCE_ID',
   shutdownTimeoutMs: 'TICKETNET_SHUTDOWN_TIMEOUT_MS',
+  publicUrl: 'TICKETNET_PUBLIC_URL',
+  radiusEnabled: 'TICKETNET_RADIUS_ENABLED',
+  radiusHost: 'TICKETNET_RADIUS_HOST',
+  radiusAuthPort: 'TICKETNET_RADIUS_AUTH_PORT',
+  radiusAcctPort: 'TICKETNET_RADIUS_ACCT_PORT',
+  radiusInterimSeconds: 'TICKETNET_RADIUS_INTERIM_SECONDS',
 };
+
+/** The public URL when none is configured: the listen address and the port actually bound. */
+export function defaultPublicUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
 
 export class ConfigError extends Error {}
 

@@ -1,15 +1,20 @@
 // The composition root: builds every service from the config and wires the HTTP app.
 // Entry points (main.ts, cli.ts) and tests call createController; nothing else constructs services.
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Config } from './config.js';
+import { defaultPublicUrl, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { ManualClock, systemClock, type Clock } from './core/clock.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { AgentHub, type AgentHubOptions } from './hub/agent-hub.js';
+import { LocalCommandSignals } from './hub/command-signals.js';
+import { CommandService } from './hub/command-service.js';
+import { loadControllerIdentity } from './hub/controller-identity.js';
 import { Api } from './http/api.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { buildOpenApi } from './http/openapi.js';
@@ -20,9 +25,18 @@ import { JwtIssuer } from './modules/accounts/jwt.js';
 import { accountsRoutes } from './modules/accounts/routes.js';
 import { AccountsService } from './modules/accounts/service.js';
 import { adminRoutes } from './modules/admin/routes.js';
+import { allocationsRoutes } from './modules/allocations/routes.js';
+import { AllocationsService } from './modules/allocations/service.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { licencesRoutes } from './modules/licences/routes.js';
 import { LicencesService } from './modules/licences/service.js';
+import { ticketsRoutes } from './modules/tickets/routes.js';
+import { TicketsService } from './modules/tickets/service.js';
+import { resellersRoutes } from './modules/resellers/routes.js';
+import { ResellersService } from './modules/resellers/service.js';
+import { StaticNasDirectory, type NasDirectory } from './radius/nas-directory.js';
+import { RadiusService, type RadiusServiceOptions } from './radius/radius-service.js';
+import type { RadiusAddresses } from './radius/udp-listener.js';
 import { loadOrCreateSecret } from './secrets.js';
 import { VERSION } from './version.js';
 
@@ -32,16 +46,30 @@ export interface ControllerOptions {
   /** Tests inject a clock or an already-open database (e.g. a fresh PostgreSQL schema). */
   clock?: Clock;
   database?: DatabaseHandle;
+  /** Tests shorten the hub's timers (handshake timeout, heartbeat, sweep). */
+  hub?: Partial<Omit<AgentHubOptions, 'instanceId'>>;
+  /** Where RADIUS finds each NAS and its secret; none known until the NAS module provides it. */
+  nasDirectory?: NasDirectory;
+  /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
+  radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
 }
 
 export interface Services {
   accounts: AccountsService;
   licences: LicencesService;
   scheduler: Scheduler;
+  allocations: AllocationsService;
+  commands: CommandService;
+  hub: AgentHub;
+  tickets: TicketsService;
+  resellers: ResellersService;
+  radius: RadiusService;
 }
 
 export class Controller {
   #server: Server | undefined;
+  /** The port actually bound (the config may say 0); read by the default public URL. */
+  boundPort: number | undefined;
 
   constructor(
     readonly app: Koa,
@@ -59,23 +87,47 @@ export class Controller {
   }
 
   async listen(): Promise<AddressInfo> {
+    // RADIUS first: a port already taken stops the start before anything else listens.
+    if (this.config.radiusEnabled) {
+      await this.services.radius.listen({
+        host: this.config.radiusHost,
+        authPort: this.config.radiusAuthPort,
+        acctPort: this.config.radiusAcctPort,
+      });
+    }
     const server = createServer(this.handler);
     this.#server = server;
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (this.services.hub.handleUpgrade(req, socket, head)) return;
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(this.config.port, this.config.host, () => resolve());
     });
+    const address = server.address() as AddressInfo;
+    this.boundPort = address.port;
+    this.services.hub.start();
     if (this.config.scheduler) this.services.scheduler.start(this.config.schedulerTickMs);
-    return server.address() as AddressInfo;
+    return address;
   }
 
   get server(): Server | undefined {
     return this.#server;
   }
 
+  /** The RADIUS UDP addresses bound by listen(), when RADIUS is enabled. */
+  get radiusAddresses(): RadiusAddresses | null {
+    return this.services.radius.addresses;
+  }
+
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then closes the database. */
   async close(): Promise<void> {
     await this.services.scheduler.stop();
+    // RADIUS stops reading and commits its queued bookkeeping while the database is still open.
+    await this.services.radius.close();
+    // Agents first: they are told SHUTTING_DOWN and their links are marked before the database closes.
+    await this.services.hub.close();
     const server = this.#server;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -93,7 +145,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const { config, logger } = options;
   const clock = options.clock ?? (config.clock === 'manual' ? new ManualClock() : systemClock);
   const database = options.database ?? (await openDatabase(config.db));
-  await migrateToLatest(database.db);
+  await migrateToLatest(database.db, database.caps);
 
   const jwtSecret = config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret');
   const accounts = new AccountsService(
@@ -103,13 +155,65 @@ export async function createController(options: ControllerOptions): Promise<Cont
   );
   const licences = new LicencesService(database.db, clock, accounts);
   const scheduler = new Scheduler(database.db, clock, config.instanceId, logger);
-  const services: Services = { accounts, licences, scheduler };
+
+  const hubOptions: AgentHubOptions = { ...options.hub, instanceId: config.instanceId };
+  const allocations = new AllocationsService(database.db, clock, logger, {
+    publicUrl: () => config.publicUrl ?? defaultPublicUrl(config.host, controller.boundPort ?? config.port),
+    // Three missed heartbeats: the instance holding the link has stopped refreshing it.
+    linkStaleMs: 3 * (hubOptions.heartbeatMs ?? 30_000),
+  });
+  const signals = new LocalCommandSignals();
+  const commands = new CommandService(database.db, clock, signals, allocations, logger);
+  const hub = new AgentHub(
+    {
+      db: database.db,
+      clock,
+      logger,
+      identity: await loadControllerIdentity(config.dataDir),
+      allocations,
+      commands,
+      signals,
+    },
+    hubOptions,
+  );
+  scheduler.register({
+    name: 'AGENT_COMMAND_EXPIRY',
+    cadence: { everyMs: 30_000 },
+    run: (now) => commands.expireOverdue(now),
+  });
+  const tickets = new TicketsService(database.db, database.caps, clock);
+  const radius = new RadiusService(
+    {
+      db: database.db,
+      clock,
+      logger,
+      tickets,
+      nas: options.nasDirectory ?? new StaticNasDirectory(),
+    },
+    { ...options.radius, interimSeconds: config.radiusInterimSeconds },
+  );
+  scheduler.register(radius.staleSessionsJob());
+  const resellers = new ResellersService(database.db, database.caps, clock, tickets);
+  const services: Services = {
+    accounts,
+    licences,
+    scheduler,
+    allocations,
+    commands,
+    hub,
+    tickets,
+    resellers,
+    radius,
+  };
 
   const router = new Router();
-  const api = new Api(router, [accounts.authenticate]);
+  const api = new Api(router, [accounts.authenticate, resellers.authenticate]);
   healthRoutes(api, { db: database.db, version: VERSION });
   accountsRoutes(api, accounts);
   licencesRoutes(api, licences);
+  allocationsRoutes(api, allocations, commands);
+  ticketsRoutes(api, tickets, licences);
+  resellersRoutes(api, { resellers, licences });
   adminRoutes(api, { clock, scheduler, jobRunRoute: config.jobRunRoute });
   api.route(
     {
@@ -133,5 +237,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  return new Controller(app, api, services, database, clock, config, logger);
+  // Declared last; the public URL closure above reads it only once requests arrive.
+  const controller = new Controller(app, api, services, database, clock, config, logger);
+  return controller;
 }

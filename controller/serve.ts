@@ -1,23 +1,21 @@
 // Runs the controller as a process: logger, listen, and a graceful stop on SIGTERM/SIGINT.
 import type { Config } from './config.js';
-import { createController } from './controller.js';
+import { createController, type Controller } from './controller.js';
 import { createLogger } from './logger.js';
 
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const controller = await createController({ config, logger });
-  const address = await controller.listen();
-  logger.info(
-    { address: address.address, port: address.port, db: redactUrl(config.db), clock: config.clock },
-    'controller listening',
-  );
-
+  const running: { controller?: Controller } = {};
   let stopping = false;
+
+  // Handlers go in before anything else: a signal that lands while the controller starts must not
+  // take the default (kill) action; it stops the controller as soon as it is up.
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    controller.close().then(
+    if (!running.controller) return;
+    running.controller.close().then(
       () => process.exit(0),
       (err) => {
         logger.error({ err }, 'unclean stop');
@@ -27,6 +25,18 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  const controller = await createController({ config, logger });
+  running.controller = controller;
+  const address = await controller.listen();
+  logger.info(
+    { address: address.address, port: address.port, db: redactUrl(config.db), clock: config.clock },
+    'controller listening',
+  );
+  if (stopping) {
+    stopping = false;
+    stop('signal during start-up');
+  }
 }
 
 const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');

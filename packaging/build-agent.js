@@ -24,7 +24,14 @@ await build({
   outfile: bundle,
   minify: true,
   legalComments: 'linked',
-  define: { 'process.env.TICKETNET_AGENT_VERSION': JSON.stringify(version) },
+  define: {
+    'process.env.TICKETNET_AGENT_VERSION': JSON.stringify(version),
+    // ws loads the optional native addons bufferutil and utf-8-validate unless these are set. Inside
+    // the executable any require() of a non-builtin prints a warning on every start (and could never
+    // load an addon anyway); defined here, the branches are dead code and the requires are dropped.
+    'process.env.WS_NO_BUFFER_UTIL': '"1"',
+    'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
+  },
   logLevel: 'warning',
 });
 

@@ -1,23 +1,40 @@
 // Runs the migrations, in name order, under Kysely's migration lock: two controllers starting
 // at once on one database apply each migration exactly once.
-import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import type { DialectCapabilities } from './capabilities.js';
 import type { Db } from './database.js';
 import * as m0001 from './migrations/0001-foundation.js';
+import * as m0002 from './migrations/0002-agent-link.js';
+import * as m0003 from './migrations/0003-radius.js';
+import * as m0004 from './migrations/0004-resellers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
+  '0002-agent-link': m0002,
+  '0003-radius': m0003,
+  '0004-resellers': m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export class MigrationError extends Error {}
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+/** Pass the handle's capabilities so that, on PostgreSQL, the migration tables of this schema are used. */
+export async function migrateToLatest(db: Db, caps?: DialectCapabilities): Promise<string[]> {
+  const schema = caps?.dialect === 'postgres' ? await currentSchema(db) : undefined;
+  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+// Kysely's migrator looks for its own tables in every schema of a PostgreSQL database unless it is
+// told which one: another schema's kysely_migration_lock (a second tenant database, a test run)
+// would then pass for ours and the lock query would fail. Name the schema this connection uses.
+async function currentSchema(db: Db): Promise<string | undefined> {
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
 }

@@ -2,5 +2,19 @@
 import type { AccountsTables } from '../modules/accounts/tables.js';
 import type { LicencesTables } from '../modules/licences/tables.js';
 import type { JobsTables } from '../jobs/tables.js';
+import type { AllocationsTables } from '../modules/allocations/tables.js';
+import type { HubTables } from '../hub/tables.js';
+import type { TicketsTables } from '../modules/tickets/tables.js';
+import type { RadiusTables } from '../radius/tables.js';
+import type { ResellersTables } from '../modules/resellers/tables.js';
 
-export interface Database extends AccountsTables, LicencesTables, JobsTables {}
+export interface Database
+  extends
+    AccountsTables,
+    LicencesTables,
+    JobsTables,
+    AllocationsTables,
+    HubTables,
+    TicketsTables,
+    RadiusTables,
+    ResellersTables {}

@@ -57,7 +57,7 @@ export class Api {
     this.#router[spec.method](spec.path, async (ctx) => {
       const principal = await this.#authenticate(ctx, spec.auth);
       if (principal) ctx.state.principal = principal;
-      if (principal && spec.limiter) spec.limiter.hit(principal.accountId);
+      if (principal && spec.limiter) spec.limiter.hit(principal.subjectId);
       const input = {
         params: (spec.params
           ? parseOrThrow(spec.params, ctx.params, 'path parameters')

@@ -1,8 +1,10 @@
 import type { AccountKind } from '../modules/accounts/tables.js';
 
-/** Who is calling. `tenantId` scopes every query: the client's own id for a manager. */
+/** Who is calling. `tenantId` scopes every query: the client (manager) the caller belongs to. */
 export interface AccountPrincipal {
   type: 'account';
+  /** The account id; rate limiters key on it. */
+  subjectId: string;
   accountId: string;
   kind: AccountKind;
   email: string;
@@ -10,10 +12,22 @@ export interface AccountPrincipal {
   tenantId: string;
 }
 
-export type Principal = AccountPrincipal;
+/** A reseller authenticated by its reseller token (document 1): its only identity. */
+export interface ResellerPrincipal {
+  type: 'reseller';
+  subjectId: string;
+  resellerId: string;
+  kind: 'reseller';
+  username: string;
+  tenantId: string;
+}
+
+export type Principal = AccountPrincipal | ResellerPrincipal;
+
+export type PrincipalKind = Principal['kind'];
 
 /** What a route accepts: 'public', or the principal kinds allowed. */
-export type AuthRequirement = 'public' | readonly AccountKind[];
+export type AuthRequirement = 'public' | readonly PrincipalKind[];
 
 /** Resolves a bearer token to a principal, or null when this strategy does not recognise it. */
 export type AuthStrategy = (token: string) => Promise<Principal | null>;

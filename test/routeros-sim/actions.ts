@@ -1,11 +1,13 @@
 // Commands that are not plain record edits: backup, ping, file read, script
-// run, lease make-static.
+// run and import, hotspot login, lease make-static.
 import { isIP } from 'node:net';
 import { RosTrap, noSuchCommand, noSuchItem, pause } from './command-types.js';
 import type { CommandContext, CommandHandler, CommandResult } from './command-types.js';
 import { buildBackup } from './backup-file.js';
 import type { MenuTable } from './menu-table.js';
 import { formatDate, formatDateTime, formatTime, parseDuration } from './ros-format.js';
+import { runScriptText } from './script-runner.js';
+import { decodeWin1252 } from './win1252.js';
 
 type MenuVerb = (table: MenuTable, ctx: CommandContext) => Promise<CommandResult> | CommandResult;
 
@@ -28,7 +30,7 @@ const backupSave: CommandHandler = async (ctx) => {
   const encrypt = Boolean(attrs.get('password')) && attrs.get('dont-encrypt') !== 'yes';
   const data = faults.active.emptyBackup ? Buffer.alloc(0) : buildBackup(state, encrypt);
   try {
-    state.writeFile(name, data);
+    state.writeGrowingFile(name, data, faults.backupGrowthPolls());
   } catch {
     throw new RosTrap('not enough space');
   }
@@ -90,8 +92,6 @@ const ping: CommandHandler = async (ctx) => {
 
 // ---- per-menu verbs ------------------------------------------------------------------
 
-const MAX_CHUNK = 1024 * 1024;
-
 const fileRead: MenuVerb = (table, ctx) => {
   if (!ctx.sim.state.caps.fileRead) throw noSuchCommand();
   const { attrs } = ctx.req;
@@ -102,13 +102,15 @@ const fileRead: MenuVerb = (table, ctx) => {
   const offset = Number(attrs.get('offset') ?? '0');
   const chunk = Number(attrs.get('chunk-size') ?? '');
   if (!Number.isInteger(offset) || offset < 0) throw new RosTrap('invalid value for argument offset');
-  if (!Number.isInteger(chunk) || chunk <= 0 || chunk > MAX_CHUNK)
+  // RouterOS refuses chunks above 32 KiB (fileReadChunkCap can move the limit)
+  if (!Number.isInteger(chunk) || chunk <= 0 || chunk > ctx.sim.faults.fileReadChunkLimit())
     throw new RosTrap('invalid value for argument chunk-size');
   ctx.re({ data: blob.subarray(offset, offset + chunk) });
 };
 
-const scriptRun: MenuVerb = (table, ctx) => {
-  const ref = ctx.req.attrs.get('.id') ?? ctx.req.attrs.get('number') ?? '';
+const scriptRun: MenuVerb = async (table, ctx) => {
+  const { attrs } = ctx.req;
+  const ref = attrs.get('.id') ?? attrs.get('number') ?? attrs.get('numbers') ?? '';
   const rec = table.resolve(ref);
   if (!rec) throw noSuchItem();
   const { state } = ctx.sim;
@@ -116,10 +118,47 @@ const scriptRun: MenuVerb = (table, ctx) => {
     'last-started': formatDateTime(state.caps, state.identity.now()),
     'run-count': String(Number(rec.props['run-count'] ?? '0') + 1),
   });
-  // a script whose source is `:error "..."` fails like on the router
-  const err = /^\s*:error\s+"([^"]*)"/.exec(rec.props.source ?? '');
-  if (err) throw new RosTrap(err[1] ?? 'error');
+  const result = await runScriptText(ctx.sim, rec.props.source ?? '', 'run');
+  if (!result.ok) throw new RosTrap(result.error ?? 'script error');
 };
+
+// ---- /import -------------------------------------------------------------------
+
+const importFile: CommandHandler = async (ctx) => {
+  const name = ctx.req.attrs.get('file-name') ?? '';
+  if (!name) throw new RosTrap('missing value(s) of argument(s) file-name');
+  const file = ctx.sim.state.findFile(name);
+  if (!file || file.props.type === 'directory') throw new RosTrap('no such file');
+  const result = await runScriptText(ctx.sim, decodeWin1252(file.blob ?? Buffer.alloc(0)), 'import');
+  if (!result.ok) throw new RosTrap(result.error ?? 'Script Error');
+};
+
+// ---- /ip/hotspot/active/login ------------------------------------------------------
+
+const hotspotLogin: MenuVerb = async (_table, ctx) => {
+  const { attrs } = ctx.req;
+  const user = attrs.get('user') ?? '';
+  if (!user) throw new RosTrap('missing value(s) of argument(s) user');
+  const ip = attrs.get('ip');
+  const mac = attrs.get('mac-address');
+  if (ip !== undefined && !isIP(ip)) throw new RosTrap('invalid value for argument ip');
+  const result = await ctx.sim.nas.login({
+    user,
+    password: attrs.get('password') ?? '',
+    ...(mac ? { mac } : {}),
+    ...(ip ? { ip } : {}),
+    ...(attrs.get('server') ? { server: attrs.get('server') } : {}),
+  });
+  if (!result.ok) throw new RosTrap(result.reason ?? 'login failed');
+};
+
+// ---- /log info|warning|error|debug -------------------------------------------------
+
+const logVerb =
+  (level: string): MenuVerb =>
+  (_table, ctx) => {
+    ctx.sim.state.log(`script,${level}`, ctx.req.attrs.get('message') ?? '');
+  };
 
 const makeStatic: MenuVerb = (table, ctx) => {
   const ref = ctx.req.attrs.get('.id') ?? ctx.req.attrs.get('numbers') ?? '';
@@ -133,11 +172,19 @@ export const ACTIONS: Readonly<Record<string, CommandHandler>> = {
   '/system/backup/save': backupSave,
   '/ping': ping,
   '/tool/ping': ping,
+  '/import': importFile,
 };
 
 /** Extra verbs of table menus. */
 export const MENU_VERBS: Readonly<Record<string, Record<string, MenuVerb>>> = {
   '/file': { read: fileRead },
   '/system/script': { run: scriptRun },
+  '/ip/hotspot/active': { login: hotspotLogin },
+  '/log': {
+    info: logVerb('info'),
+    warning: logVerb('warning'),
+    error: logVerb('error'),
+    debug: logVerb('debug'),
+  },
   '/ip/dhcp-server/lease': { 'make-static': makeStatic },
 };

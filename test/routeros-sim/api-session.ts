@@ -1,15 +1,18 @@
 // One API connection: decodes sentences, handles login, tags, /cancel and
 // /quit, runs commands concurrently, and applies the connection faults
-// (delay, silent drop, reset).
+// (delay, silent drop, reset, fatal, noise; fragmentation is in ReplyWriter).
 import { createHash, randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { SentenceDecoder, encodeSentence } from './api-wire.js';
 import { RosTrap, pause } from './command-types.js';
 import type { CommandContext, CommandRequest, ReplyProps, SimContext } from './command-types.js';
 import { resolveCommand } from './command-dispatcher.js';
+import { ReplyWriter } from './reply-writer.js';
 import { decodeWin1252 } from './win1252.js';
 
 const LOGIN_FAILED = 'invalid user name or password (6)';
+/** Reply words no RouterOS client knows, for the noise fault. */
+const UNKNOWN_REPLY_WORDS = ['!notice', '!status', '!progress'];
 
 export class ApiSession {
   private readonly decoder = new SentenceDecoder();
@@ -18,17 +21,21 @@ export class ApiSession {
   /** Set once a drop fault hit this connection: it never speaks again. */
   private dropped = false;
   private closed = false;
+  /** A !fatal went out: nothing more is said on this connection. */
+  private ending = false;
   /** Running commands by tag ('' for untagged), for /cancel. */
   private readonly running = new Map<string, AbortController>();
+  private readonly writer: ReplyWriter;
 
   constructor(
     private readonly socket: Socket,
     private readonly sim: SimContext,
   ) {
+    this.writer = new ReplyWriter(socket, sim.faults, sim.rng);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     // the server runs with allowHalfOpen so a "powered off" router can leave the FIN unanswered
     socket.on('end', () => {
-      if (!this.isSilent()) socket.end();
+      if (!this.isSilent()) this.writer.end();
     });
     socket.on('close', () => this.onClose());
     socket.on('error', () => {
@@ -58,7 +65,7 @@ export class ApiSession {
   }
 
   private onSentence(words: Buffer[]): void {
-    if (this.dropped) return;
+    if (this.dropped || this.ending) return;
     const verdict = this.sim.faults.onCommand();
     if (verdict === 'drop') {
       this.dropped = true;
@@ -70,8 +77,7 @@ export class ApiSession {
     }
     if (verdict === 'fatal') {
       // !fatal carries no tag: it ends the whole session
-      this.send(['!fatal', this.sim.faults.active.fatal ?? 'session terminated']);
-      this.socket.end();
+      this.shutdown(this.sim.faults.active.fatal ?? 'session terminated');
       return;
     }
     const req = parseRequest(words);
@@ -88,8 +94,7 @@ export class ApiSession {
       return;
     }
     if (req.path === '/quit') {
-      this.send(['!fatal', 'session terminated on request']);
-      this.socket.end();
+      this.shutdown('session terminated on request');
       return;
     }
     if (req.path === '/cancel') return this.cancel(req);
@@ -185,7 +190,14 @@ export class ApiSession {
     }
     this.trap(req.tag, new RosTrap(LOGIN_FAILED));
     // the router drops the connection after a failed login
-    this.socket.end();
+    this.writer.end();
+  }
+
+  /** Unsolicited `!fatal`, then the router closes the connection (reboot, shutdown, /quit). */
+  shutdown(message: string): void {
+    this.send(['!fatal', message]);
+    this.ending = true;
+    this.writer.end();
   }
 
   private trap(tag: string | undefined, err: RosTrap): void {
@@ -197,17 +209,36 @@ export class ApiSession {
   }
 
   private reply(kind: string, tag: string | undefined, props?: ReplyProps): void {
+    if (this.loggedIn) this.maybeNoise(tag);
     const words: (string | Buffer)[] = [kind];
     if (tag !== undefined) words.push(`.tag=${tag}`);
     for (const [k, v] of Object.entries(props ?? {})) {
       words.push(typeof v === 'string' ? `=${k}=${v}` : Buffer.concat([Buffer.from(`=${k}=`, 'latin1'), v]));
     }
     this.send(words);
+    if (kind === '!done' && this.loggedIn) this.sim.faults.onCommandAnswered();
+  }
+
+  /** noise fault: a reply on a tag nobody sent, or a reply word no client knows. */
+  private maybeNoise(tag: string | undefined): void {
+    const chance = this.sim.faults.noiseChance();
+    const { rng } = this.sim;
+    if (chance <= 0 || !rng.chance(chance)) return;
+    if (rng.chance(0.5)) {
+      let stranger = `n${rng.int(1000, 9999)}`;
+      while (this.running.has(stranger)) stranger += 'x';
+      this.send(['!re', `.tag=${stranger}`, '=.id=*FFFF', '=noise=yes']);
+    } else {
+      const word = rng.pick(UNKNOWN_REPLY_WORDS);
+      this.send(
+        tag !== undefined && rng.chance(0.5) ? [word, `.tag=${tag}`, '=noise=yes'] : [word, '=noise=yes'],
+      );
+    }
   }
 
   private send(words: (string | Buffer)[]): void {
-    if (this.closed || this.isSilent() || !this.socket.writable) return;
-    this.socket.write(encodeSentence(words));
+    if (this.closed || this.ending || this.isSilent() || !this.socket.writable) return;
+    this.writer.write(encodeSentence(words));
   }
 
   /** Ends the connection from the simulator side (stop()). */

@@ -1,6 +1,8 @@
 // Shapes shared by the session, the dispatcher and the command handlers.
 import type { FaultController } from './faults.js';
+import type { HotspotNas } from './hotspot-nas.js';
 import type { Prng } from './prng.js';
+import type { RecordView } from './query-filter.js';
 import type { RouterState } from './router-state.js';
 
 /** A RouterOS `!trap`: the command failed; the session answers !trap then !done. */
@@ -30,6 +32,8 @@ export interface SimContext {
   };
   /** Runtime randomness (ping times, keys) — seeded too, so runs repeat. */
   rng: Prng;
+  /** The router's hotspot as a RADIUS NAS (logins, sessions, accounting). */
+  nas: HotspotNas;
 }
 
 export interface CommandRequest {
@@ -41,6 +45,8 @@ export interface CommandRequest {
   queries: string[];
   proplist?: string[];
   tag?: string;
+  /** Extra filter for print (a script's `print where ...`); API queries still apply. */
+  where?: (view: RecordView) => boolean;
 }
 
 export type ReplyProps = Record<string, string | Buffer>;

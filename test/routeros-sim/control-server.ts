@@ -5,12 +5,52 @@
 //   PUT    /faults                JSON body replaces the faults
 //   PATCH  /faults                JSON body merges into the faults
 //   DELETE /faults                clears the faults
+//   POST   /hotspot/login         {user, password, mac?, ip?, server?, loginBy?} → login result
+//   POST   /hotspot/traffic       {user, bytesIn?, bytesOut?, packetsIn?, packetsOut?, seconds?}
+//   POST   /hotspot/logout        {user, cause?}
+//   POST   /hotspot/interim       sends Interim-Updates now → {sent}
+//   POST   /script                {source} → {ok, output, error?, line?, column?}
+//   GET    /state/seed            what the seed created (reseller fleet truth)
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { z } from 'zod';
 import type { Faults } from './faults.js';
 import type { RouterSim } from './router-sim.js';
 import { formatId } from './ros-format.js';
+
+const LoginBody = z.object({
+  user: z.string().min(1),
+  password: z.string(),
+  mac: z.string().optional(),
+  ip: z.string().optional(),
+  server: z.string().optional(),
+  loginBy: z.enum(['http-chap', 'http-pap']).optional(),
+});
+const count = z.number().int().nonnegative().optional();
+const TrafficBody = z.object({
+  user: z.string().min(1),
+  bytesIn: count,
+  bytesOut: count,
+  packetsIn: count,
+  packetsOut: count,
+  seconds: count,
+});
+const LogoutBody = z.object({
+  user: z.string().min(1),
+  cause: z
+    .enum([
+      'User-Request',
+      'Lost-Carrier',
+      'Idle-Timeout',
+      'Session-Timeout',
+      'Admin-Reset',
+      'NAS-Request',
+      'NAS-Reboot',
+    ])
+    .optional(),
+});
+const ScriptBody = z.object({ source: z.string() });
 
 export class ControlServer {
   private readonly server: Server;
@@ -43,6 +83,9 @@ export class ControlServer {
     const url = new URL(req.url ?? '/', 'http://control');
     const { sim } = this;
     if (url.pathname === '/state/summary' && req.method === 'GET') return send(res, 200, sim.summary());
+    if (url.pathname === '/state/seed' && req.method === 'GET') return send(res, 200, sim.seedReport);
+    if (req.method === 'POST' && (url.pathname.startsWith('/hotspot/') || url.pathname === '/script'))
+      return this.action(url.pathname, req, res);
     if (url.pathname === '/state/menu' && req.method === 'GET') {
       const table = sim.state.menu(url.searchParams.get('path') ?? '');
       if (!table) return send(res, 404, { error: 'no such menu' });
@@ -70,6 +113,55 @@ export class ControlServer {
       }
     }
     send(res, 404, { error: 'not found' });
+  }
+
+  /** Hotspot and script actions for out-of-process tests. */
+  private async action(path: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { sim } = this;
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req)) || '{}');
+    } catch {
+      return send(res, 400, { error: 'body is not JSON' });
+    }
+    const parse = <T>(schema: z.ZodType<T>): T | undefined => {
+      const r = schema.safeParse(body);
+      if (r.success) return r.data;
+      send(res, 400, {
+        error: 'invalid body',
+        details: r.error.issues.map((i) => i.path.join('.') || i.message),
+      });
+      return undefined;
+    };
+    switch (path) {
+      case '/hotspot/login': {
+        const b = parse(LoginBody);
+        if (b) send(res, 200, await sim.hotspotLogin(b));
+        return;
+      }
+      case '/hotspot/traffic': {
+        const b = parse(TrafficBody);
+        if (!b) return;
+        const { user, ...delta } = b;
+        const result = await sim.advanceTraffic(user, delta);
+        return send(res, result.found ? 200 : 404, result);
+      }
+      case '/hotspot/logout': {
+        const b = parse(LogoutBody);
+        if (!b) return;
+        const found = await sim.hotspotLogout(b.user, b.cause);
+        return send(res, found ? 200 : 404, { found });
+      }
+      case '/hotspot/interim':
+        return send(res, 200, { sent: await sim.sendInterimUpdates() });
+      case '/script': {
+        const b = parse(ScriptBody);
+        if (b) send(res, 200, await sim.runScript(b.source));
+        return;
+      }
+      default:
+        return send(res, 404, { error: 'not found' });
+    }
   }
 }
 

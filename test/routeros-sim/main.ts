@@ -29,6 +29,16 @@ const program = new Command('ticketnet-routeros-sim')
   .option('--users <n>', 'seeded hotspot users', int)
   .option('--sales <n>', 'seeded sales scripts', int)
   .option('--resellers <names>', 'comma-separated reseller names for "vendu par" comments')
+  .option(
+    '--reseller-fleet',
+    'seed the 9 reseller accounts (comments with balance and movements), see README',
+  )
+  .option('--interim-timers', 'send RADIUS Interim-Updates on real timers')
+  .option(
+    '--radius-incoming-port <n>',
+    'UDP port for /radius incoming (CoA/Disconnect) instead of the configured one',
+    int,
+  )
   .option('--free-hdd <bytes>', 'free flash bytes', int)
   .option('--total-hdd <bytes>', 'total flash bytes', int)
   .option('--ftp-port <n>', 'start the FTP server on this port (0 = any)', int)
@@ -51,6 +61,9 @@ const o = program.opts<{
   users?: number;
   sales?: number;
   resellers?: string;
+  resellerFleet?: boolean;
+  interimTimers?: boolean;
+  radiusIncomingPort?: number;
   freeHdd?: number;
   totalHdd?: number;
   ftpPort?: number;
@@ -72,7 +85,10 @@ const sim = new RouterSim({
     hotspotUsers: o.users,
     salesScripts: o.sales,
     resellers: o.resellers?.split(',').filter(Boolean),
+    resellerFleet: o.resellerFleet ?? false,
   },
+  interimTimers: o.interimTimers ?? false,
+  radiusIncomingPort: o.radiusIncomingPort,
   freeHddBytes: o.freeHdd,
   totalHddBytes: o.totalHdd,
   ftpPort: o.ftpPort,

@@ -4,7 +4,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { RosTrap, noSuchCommand, noSuchItem } from './command-types.js';
 import type { CommandContext, CommandHandler, CommandResult } from './command-types.js';
-import type { MenuTable, SimRecord } from './menu-table.js';
+import type { MenuDef, MenuTable, SimRecord } from './menu-table.js';
 import { QueryError, compileQuery } from './query-filter.js';
 import type { RecordView } from './query-filter.js';
 import { formatDuration, formatId, normaliseBool, parseDuration } from './ros-format.js';
@@ -31,6 +31,14 @@ const CONTROL_ATTRS = new Set([
   'as-value',
 ]);
 
+/** Duration properties that also take a word instead of a time. */
+const DURATION_WORDS = new Set(['', 'none', 'received']);
+
+/** Whether add/set accept this property on the menu (menus without a list accept anything). */
+export function isKnownProperty(def: MenuDef, name: string): boolean {
+  return !def.props || def.props.includes(name) || name === 'copy-from';
+}
+
 // ---- print -------------------------------------------------------------------
 
 function project(view: RecordView, proplist: readonly string[] | undefined): Record<string, string> {
@@ -44,17 +52,22 @@ function project(view: RecordView, proplist: readonly string[] | undefined): Rec
 }
 
 function compile(table: MenuTable, ctx: CommandContext): (view: RecordView) => boolean {
+  let query: (view: RecordView) => boolean;
   try {
-    return compileQuery(ctx.req.queries, table.def.booleans);
+    query = compileQuery(ctx.req.queries, table.def.booleans);
   } catch (err) {
     if (err instanceof QueryError) throw new RosTrap(err.message);
     throw err;
   }
+  const where = ctx.req.where;
+  return where ? (view) => query(view) && where(view) : query;
 }
 
 const print: Verb = async (table, ctx) => {
-  const { state } = ctx.sim;
+  const { state, faults } = ctx.sim;
   const { attrs, proplist } = ctx.req;
+  const refusal = faults.printRefusal(table.path, attrs.has('count-only'));
+  if (refusal) throw new RosTrap(refusal);
   const matches = compile(table, ctx);
   const views = table
     .list()
@@ -107,14 +120,15 @@ function writableProps(table: MenuTable, ctx: CommandContext, current?: SimRecor
   const out: Record<string, string> = {};
   for (const [name, raw] of ctx.req.attrs) {
     if (CONTROL_ATTRS.has(name)) continue;
-    if (def.readOnlyProps?.includes(name)) throw new RosTrap(`unknown parameter ${name}`);
+    if (def.readOnlyProps?.includes(name) || !isKnownProperty(def, name))
+      throw new RosTrap(`unknown parameter ${name}`);
     let value = raw;
     if (def.booleans?.includes(name)) {
       const b = normaliseBool(raw);
       if (b === undefined) throw new RosTrap(`value of ${name} must be yes or no`);
       value = b;
     }
-    if (def.durations?.includes(name) && value !== '') {
+    if (def.durations?.includes(name) && !DURATION_WORDS.has(value)) {
       const seconds = parseDuration(value);
       if (seconds === undefined) throw new RosTrap(`value of ${name} is not a valid time interval`);
       value = formatDuration(seconds);
@@ -198,6 +212,7 @@ const remove: Verb = (table, ctx) => {
   for (const rec of recs) {
     if (hook?.beforeRemove && !hook.beforeRemove(ctx, rec)) continue;
     table.delete(rec);
+    hook?.afterRemove?.(ctx, rec);
   }
 };
 
@@ -265,8 +280,9 @@ interface MenuHook {
   insert?: (ctx: CommandContext, props: Record<string, string>) => SimRecord;
   beforeSet?: (ctx: CommandContext, rec: SimRecord, props: Record<string, string>) => void;
   afterWrite?: (state: RouterState, rec: SimRecord) => void;
-  /** Returns false to answer !done without removing (fault injection). */
+  /** Returns false to answer !done without removing (fault injection, or the record is removed elsewhere). */
   beforeRemove?: (ctx: CommandContext, rec: SimRecord) => boolean;
+  afterRemove?: (ctx: CommandContext, rec: SimRecord) => void;
 }
 
 const MAC = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
@@ -288,6 +304,31 @@ function wireguardKeys(privateKey?: string): { 'private-key': string; 'public-ke
     'private-key': Buffer.from(d, 'base64url').toString('base64'),
     'public-key': Buffer.from(x, 'base64url').toString('base64'),
   };
+}
+
+const RADIUS_SERVICES = new Set(['hotspot', 'login', 'ppp', 'wireless', 'dhcp', 'ipsec', 'dot1x']);
+
+function checkRadiusProps(ctx: CommandContext, props: Record<string, string>): void {
+  // require-message-auth arrived with the BlastRADIUS fix (7.15)
+  if (props['require-message-auth'] !== undefined && !ctx.sim.state.caps.radiusRequireMessageAuth)
+    throw new RosTrap('unknown parameter require-message-auth');
+  const services = props.service;
+  if (services !== undefined && services !== '') {
+    for (const s of services.split(',')) {
+      if (!RADIUS_SERVICES.has(s.trim())) throw new RosTrap('invalid value for argument service');
+    }
+  }
+  for (const port of ['authentication-port', 'accounting-port']) {
+    const v = props[port];
+    if (v !== undefined && !(/^\d+$/.test(v) && Number(v) > 0 && Number(v) < 65536))
+      throw new RosTrap(`invalid value for argument ${port}`);
+  }
+  const timeout = props.timeout;
+  if (timeout !== undefined) {
+    // a bare number is seconds, as everywhere in RouterOS time values
+    const seconds = /^\d+$/.test(timeout) ? Number(timeout) : parseDuration(timeout);
+    if (seconds === undefined || seconds <= 0) throw new RosTrap('invalid value for argument timeout');
+  }
 }
 
 const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
@@ -325,7 +366,23 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
   },
   '/ip/hotspot/user': {
     beforeRemove: (ctx) => ctx.sim.faults.allowRemoval(),
+    afterRemove: (ctx) => ctx.sim.faults.noteUserRemoved(),
   },
+  '/ip/hotspot/active': {
+    // logging a user out goes through the NAS: it removes the entry and sends accounting Stop
+    beforeRemove: (ctx, rec) => {
+      ctx.sim.nas.terminate(rec.id, 'Admin-Reset');
+      return false;
+    },
+  },
+  '/radius': {
+    beforeAdd: (ctx, props) => {
+      checkRadiusProps(ctx, props);
+      return props;
+    },
+    beforeSet: (ctx, _rec, props) => checkRadiusProps(ctx, props),
+  },
+
   '/file': {
     insert: (ctx, props) => {
       const name = props.name;

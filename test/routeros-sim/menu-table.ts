@@ -48,6 +48,11 @@ export interface MenuDef {
   durations?: string[];
   /** Print order of properties for entries created by `add`. */
   fieldOrder?: string[];
+  /**
+   * Every property add/set accept. An unknown name traps "unknown parameter"
+   * on the API and "expected end of command" in a script. Unset: anything goes.
+   */
+  props?: string[];
 }
 
 export type ChangeKind = 'add' | 'set' | 'remove';

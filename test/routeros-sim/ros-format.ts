@@ -27,9 +27,11 @@ export function formatBuildTime(caps: Capabilities, d: Date): string {
   return `${m[0]?.toUpperCase()}${m.slice(1)}/${pad(d.getUTCDate())}/${d.getUTCFullYear()} ${formatTime(d)}`;
 }
 
-/** RouterOS duration: 1w2d3h4m5s, zero parts omitted, "0s" for nothing. */
+/** RouterOS duration: 1w2d3h4m5s (and 300ms), zero parts omitted, "0s" for nothing. */
 export function formatDuration(totalSeconds: number): string {
-  let s = Math.max(0, Math.floor(totalSeconds));
+  const total = Math.max(0, totalSeconds);
+  let s = Math.floor(total);
+  const ms = Math.round((total - s) * 1000);
   const parts: string[] = [];
   for (const [unit, size] of [
     ['w', 604800],
@@ -42,7 +44,8 @@ export function formatDuration(totalSeconds: number): string {
       s %= size;
     }
   }
-  if (s > 0 || parts.length === 0) parts.push(`${s}s`);
+  if (s > 0 || (parts.length === 0 && ms === 0)) parts.push(`${s}s`);
+  if (ms > 0) parts.push(`${ms}ms`);
   return parts.join('');
 }
 

@@ -5,6 +5,8 @@
 //   await sim.start();           // sim.port is now the API port
 //   sim.faults.set({ delayMs: 200 });
 //   sim.state.table('/ip/hotspot/user').list();
+//   await sim.runScript('/radius add address=10.0.0.1 secret=s service=hotspot');
+//   await sim.hotspotLogin({ user: 'abc', password: 'abc' });   // local user or RADIUS
 //   await sim.stop();
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
@@ -14,10 +16,16 @@ import type { Architecture } from './board-profiles.js';
 import type { SimContext } from './command-types.js';
 import { FaultController } from './faults.js';
 import { FtpServer } from './ftp-server.js';
+import { HotspotNas } from './hotspot-nas.js';
+import type { HotspotLoginRequest, HotspotLoginResult, TrafficDelta } from './hotspot-nas.js';
+import type { TerminateCause } from './hotspot-radius-attrs.js';
 import { Prng } from './prng.js';
+import { RadiusIncoming } from './radius-incoming.js';
 import { RouterState } from './router-state.js';
+import { runScriptText } from './script-runner.js';
+import type { ScriptRunResult } from './script-runner.js';
 import { seedRouter } from './seed-data.js';
-import type { SeedOptions } from './seed-data.js';
+import type { SeedOptions, SeedReport } from './seed-data.js';
 import { capabilitiesFor } from './version-caps.js';
 import type { Capabilities } from './version-caps.js';
 
@@ -46,12 +54,28 @@ export interface RouterSimOptions {
   pingIntervalMs?: number;
   /** Time /system/backup/save takes (default 30 ms). */
   backupDelayMs?: number;
+  /**
+   * Send RADIUS Interim-Updates on real timers (the profile's radius-interim-update,
+   * or Acct-Interim-Interval when it is "received"). Off by default: tests call
+   * sendInterimUpdates() instead.
+   */
+  interimTimers?: boolean;
+  /** UDP port for /radius incoming (CoA, Disconnect) instead of its configured port; 0 = any free one. */
+  radiusIncomingPort?: number;
 }
 
 export class RouterSim {
   readonly state: RouterState;
   readonly faults = new FaultController();
   readonly caps: Capabilities;
+  /** The hotspot as a RADIUS NAS. */
+  readonly nas: HotspotNas;
+  /** What the seed created (e.g. the reseller fleet), for assertions. */
+  readonly seedReport: SeedReport;
+  private readonly incoming: RadiusIncoming;
+  private readonly onShutdown = (message: string): void => {
+    for (const s of this.sessions) s.shutdown(message);
+  };
   private readonly ctx: SimContext;
   private readonly server: Server;
   private readonly sessions = new Set<ApiSession>();
@@ -78,14 +102,26 @@ export class RouterSim {
       },
       this.faults,
     );
-    seedRouter(this.state, options.identity ?? 'MikroTik', options.seed);
+    this.seedReport = seedRouter(this.state, options.identity ?? 'MikroTik', options.seed);
+    const rng = new Prng(`${serial}:runtime`);
+    this.nas = new HotspotNas(this.state, this.faults, new Prng(`${serial}:nas`), {
+      interimTimers: options.interimTimers ?? false,
+    });
+    this.incoming = new RadiusIncoming(
+      this.state,
+      this.nas,
+      options.host ?? '127.0.0.1',
+      options.radiusIncomingPort,
+    );
     this.ctx = {
       state: this.state,
       faults: this.faults,
       credentials: { username: options.username ?? 'admin', password: options.password ?? '' },
       timing: { pingIntervalMs: options.pingIntervalMs ?? 20, backupDelayMs: options.backupDelayMs ?? 30 },
-      rng: new Prng(`${serial}:runtime`),
+      rng,
+      nas: this.nas,
     };
+    this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
   }
 
@@ -124,6 +160,9 @@ export class RouterSim {
   }
 
   async stop(): Promise<void> {
+    this.faults.off('shutdown', this.onShutdown);
+    this.nas.close();
+    this.incoming.close();
     for (const s of this.sessions) s.destroy();
     for (const s of this.sockets) s.destroy();
     await this.ftp?.close();
@@ -145,6 +184,43 @@ export class RouterSim {
   /** Open API connections. */
   get connections(): number {
     return this.sessions.size;
+  }
+
+  // ---- scripts and the hotspot ------------------------------------------------
+
+  /** Runs RouterOS script text as /system/script/run would; never throws for script errors. */
+  runScript(source: string): Promise<ScriptRunResult> {
+    return runScriptText(this.ctx, source, 'run');
+  }
+
+  /** A client logs in to the hotspot (local user table, else RADIUS when the profile uses it). */
+  hotspotLogin(request: HotspotLoginRequest): Promise<HotspotLoginResult> {
+    return this.nas.login(request);
+  }
+
+  /** Ends a session (by user, MAC, address or active id); resolves after accounting Stop. */
+  hotspotLogout(who: string, cause: TerminateCause = 'User-Request'): Promise<boolean> {
+    return this.nas.logout(who, cause);
+  }
+
+  /** Adds traffic/time to a session; a reached limit ends it (Stop). */
+  advanceTraffic(who: string, delta: TrafficDelta): Promise<{ found: boolean; ended?: TerminateCause }> {
+    return this.nas.advanceTraffic(who, delta);
+  }
+
+  /** Sends an Interim-Update for every accounted session; resolves with the count. */
+  sendInterimUpdates(): Promise<number> {
+    return this.nas.sendInterimUpdates();
+  }
+
+  /** Waits until no RADIUS exchange is in progress (e.g. the Stop after an API kick). */
+  flushRadius(): Promise<void> {
+    return this.nas.flush();
+  }
+
+  /** UDP port of /radius incoming once accept=yes (undefined while off). */
+  radiusIncomingPort(): Promise<number | undefined> {
+    return this.incoming.port();
   }
 
   /** Counts per menu and other facts, for logs and the control API. */

@@ -8,6 +8,7 @@ import { formatBuildTime, formatDate, formatDateTime, formatDuration, formatTime
 import type { BoardProfile } from './board-profiles.js';
 import type { Capabilities } from './version-caps.js';
 import type { FaultController } from './faults.js';
+import type { Value } from './script-values.js';
 import { decodeWin1252 } from './win1252.js';
 
 export interface RouterIdentity {
@@ -22,12 +23,24 @@ export interface RouterIdentity {
 
 /** Text files up to this size print their `contents`, as RouterOS does. */
 const CONTENTS_LIMIT = 4096;
+/** /log keeps this many entries, oldest dropped first (RouterOS memory log default 1000). */
+const LOG_LINES = 1000;
+
+/** A file still being written (growingBackup fault): it grows by one step per print. */
+interface GrowingFile {
+  full: Buffer;
+  step: number;
+  steps: number;
+}
 
 export class RouterState {
   private readonly tables = new Map<string, MenuTable>();
   readonly startedAt: Date;
   /** File bytes present when the simulator started (seeded files do not eat the free space). */
   private baselineFileBytes = 0;
+  private readonly growing = new Map<number, GrowingFile>();
+  /** `:global` variables of scripts; they live as long as the router runs. */
+  readonly globals = new Map<string, Value>();
 
   constructor(
     readonly identity: RouterIdentity,
@@ -93,11 +106,54 @@ export class RouterState {
     if (!seeding && growth > 0 && growth > this.freeHddBytes()) throw new Error('not enough space');
     const props = this.fileProps(clean, data);
     if (existing) {
+      this.growing.delete(existing.id);
       existing.blob = data;
       files.update(existing, props);
       return existing;
     }
     return files.insert(props, data);
+  }
+
+  /**
+   * Writes a file that appears partial and reaches its full size only after
+   * `polls` prints of /file (a backup still being written). The whole size is
+   * reserved at once, so a full flash still fails up front.
+   */
+  writeGrowingFile(name: string, data: Buffer, polls: number): SimRecord {
+    const rec = this.writeFile(name, data);
+    if (polls > 0 && data.length > 0) {
+      this.growing.set(rec.id, { full: data, step: 0, steps: polls });
+      this.setBlob(rec, data.subarray(0, Math.ceil(data.length / (polls + 1))));
+    }
+    return rec;
+  }
+
+  private setBlob(rec: SimRecord, blob: Buffer): void {
+    rec.blob = blob;
+    this.table('/file').update(rec, { size: String(blob.length) });
+  }
+
+  private advanceGrowth(rec: SimRecord): void {
+    const g = this.growing.get(rec.id);
+    if (!g) return;
+    g.step++;
+    if (g.step >= g.steps) this.growing.delete(rec.id);
+    const size =
+      g.step >= g.steps ? g.full.length : Math.ceil((g.full.length * (g.step + 1)) / (g.steps + 1));
+    this.setBlob(rec, g.full.subarray(0, size));
+  }
+
+  // ---- log ---------------------------------------------------------------
+
+  /** Appends to /log, as :log and the hotspot do. */
+  log(topics: string, message: string): void {
+    const log = this.menu('/log');
+    if (!log) return;
+    log.insert({ time: formatTime(this.identity.now()), topics, message });
+    if (log.size > LOG_LINES) {
+      const oldest = log.list()[0];
+      if (oldest) log.delete(oldest);
+    }
   }
 
   makeDirectory(name: string): SimRecord {
@@ -120,6 +176,7 @@ export class RouterState {
       case '/system/clock':
         return this.clockView(rec);
       case '/file':
+        this.advanceGrowth(rec);
         return table.view(rec, this.fileContents(rec));
       default:
         return table.view(rec);
@@ -140,7 +197,7 @@ export class RouterState {
     const buildTime = new Date(Date.UTC(caps.version.major === 6 ? 2023 : 2025, 4, 27, 10, 15, 3));
     const used = Math.round(board.totalMemory * 0.42);
     const out: Record<string, string> = {
-      uptime: formatDuration(uptime),
+      uptime: formatDuration(Math.floor(uptime)),
       version: caps.versionLabel,
       'build-time': formatBuildTime(caps, buildTime),
     };

@@ -3,6 +3,8 @@
 // /system/script entries by the local ticket-manager app). Deterministic from
 // the serial so tests can rely on it.
 import { Prng } from './prng.js';
+import { NON_RESELLER_TAGS, seedResellerFleet } from './reseller-fleet.js';
+import type { ResellerTruth } from './reseller-fleet.js';
 import { formatDate, formatDateTime, formatDuration, formatTime } from './ros-format.js';
 import type { RouterState } from './router-state.js';
 
@@ -34,6 +36,18 @@ export interface SeedOptions {
   users?: Array<Record<string, string>>;
   /** Extra /system/script entries added verbatim. */
   scripts?: Array<Record<string, string>>;
+  /**
+   * The 9 reseller accounts of a local-mode site (hotspot users whose comment
+   * holds identity, balance and the last 20 movements; 90 movements in all),
+   * tickets tagged with their names and with non-reseller names. See README.md.
+   */
+  resellerFleet?: boolean;
+}
+
+/** What the seed put on the router that tests compare against. */
+export interface SeedReport {
+  /** The reseller fleet, when seeded: what a takeover must find. */
+  resellers: ResellerTruth[];
 }
 
 export const DEFAULT_PROFILES: readonly SeedProfile[] = [
@@ -49,7 +63,7 @@ const HOTSPOT_NET = '10.5.50';
 /** Separator the ticket-manager apps put between fields of a sale record name. */
 export const SALE_SEPARATOR = '-|-';
 
-export function seedRouter(state: RouterState, identityName: string, options: SeedOptions = {}): void {
+export function seedRouter(state: RouterState, identityName: string, options: SeedOptions = {}): SeedReport {
   const { board, caps, serial } = state.identity;
   const rng = new Prng(serial);
   const now = state.identity.now();
@@ -276,7 +290,11 @@ export function seedRouter(state: RouterState, identityName: string, options: Se
   });
   // vouchers created and deleted over months leave the id counter well past 1
   users.skipIds(rng.int(0x10, 0x40));
-  const resellers = options.resellers ?? ['awa', 'moussa', 'fatou'];
+  const resellers =
+    options.resellers ??
+    (options.resellerFleet
+      ? ['awa', 'Moussa', 'fatou', 'khady', ...NON_RESELLER_TAGS]
+      : ['awa', 'moussa', 'fatou']);
   const resellerRatio = options.resellerCommentRatio ?? 0.3;
   const userCount = options.hotspotUsers ?? 40;
   const batchDate = new Date(now.getTime() - 12 * 86400_000);
@@ -329,6 +347,7 @@ export function seedRouter(state: RouterState, identityName: string, options: Se
       disabled: 'false',
       ...extra,
     });
+  const report: SeedReport = { resellers: options.resellerFleet ? seedResellerFleet(state, serial) : [] };
 
   // ---- who is online ----------------------------------------------------------
   const active = state.table('/ip/hotspot/active');
@@ -560,6 +579,7 @@ export function seedRouter(state: RouterState, identityName: string, options: Se
   state.writeFile('hotspot/md5.js', Buffer.from('function hexMD5(s){return s}\n', 'latin1'), true);
   state.writeFile('hotspot/favicon.ico', rng.bytes(1150), true);
   state.markSeeded();
+  return report;
 }
 
 function parseValiditySeconds(validity: string): number | undefined {

@@ -34,8 +34,17 @@ export interface Capabilities {
   /** /system/resource: `bad-blocks` on v6, `factory-software` on v7. */
   resourceBadBlocks: boolean;
   resourceFactorySoftware: boolean;
-  /** 7.15+: /radius has `require-message-auth` (BlastRADIUS mitigation). */
+  /**
+   * 7.15+: /radius has `require-message-auth` (BlastRADIUS mitigation); the NAS
+   * then puts Message-Authenticator on every Access-Request and, with the default
+   * `yes-for-request-resp`, drops replies without a valid one. Older versions send
+   * none (sim assumption, matching pre-BlastRADIUS captures).
+   */
   radiusRequireMessageAuth: boolean;
+  /** v7 scripts accept `/ip/hotspot/user/add`; v6 only the spaced `/ip hotspot user add`. */
+  scriptSlashPaths: boolean;
+  /** Text before an /import failure: "Script Error: " on v7 (sim assumption for the trap), none on v6. */
+  importErrorPrefix: string;
   /** Architecture name v7 prints for 64-bit ARM; v6 has no arm64 build. */
   arm64: boolean;
 }
@@ -68,6 +77,8 @@ export function capabilitiesFor(versionText: string): Capabilities {
     resourceBadBlocks: !v7,
     resourceFactorySoftware: v7,
     radiusRequireMessageAuth: atLeast(v, 7, 15),
+    scriptSlashPaths: v7,
+    importErrorPrefix: v7 ? 'Script Error: ' : '',
     arm64: v7,
   };
 }

@@ -40,9 +40,38 @@ const sqlite: TestDatabase = {
 
 const pgUrl = process.env.TICKETNET_TEST_PG;
 
+// Schemas are named t_<pid>_<random>; those of processes that died without cleaning up are dropped
+// once per run so they never pile up in the shared test database.
+let sweptStaleSchemas: Promise<void> | undefined;
+async function dropStaleSchemas(): Promise<void> {
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      "select nspname as name from pg_namespace where nspname ~ '^t_[0-9]+_[0-9a-f]+$'",
+    );
+    for (const { name } of rows) {
+      const pid = Number(name.split('_')[1]);
+      if (pid !== process.pid && !isAlive(pid)) await client.query(`drop schema if exists ${name} cascade`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 const postgres: TestDatabase = {
   name: 'postgres',
   async open() {
+    await (sweptStaleSchemas ??= dropStaleSchemas());
     const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
     const handle = await openDatabase(pgUrl!, { schema, poolSize: 5 });
     const sep = pgUrl!.includes('?') ? '&' : '?';

@@ -13,8 +13,18 @@ export interface Spawned {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Runs a TypeScript entry through tsx (no build needed). */
 export function spawnTs(entry: string, args: string[], env: Record<string, string> = {}): Spawned {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  return spawnNode(['--import', 'tsx', entry, ...args], env);
+}
+
+/** Runs a built entry from dist/ (`npm test` builds first): the artifact users run, signals and all. */
+export function spawnDist(entry: string, args: string[], env: Record<string, string> = {}): Spawned {
+  return spawnNode([entry, ...args], env);
+}
+
+function spawnNode(argv: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

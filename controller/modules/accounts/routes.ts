@@ -38,7 +38,7 @@ export function accountsRoutes(api: Api, accounts: AccountsService): void {
     },
     async (_ctx, { principal }) => ({
       success: true,
-      data: { account: await accounts.get(principal!.accountId) },
+      data: { account: await accounts.get(principal!.subjectId) },
     }),
   );
 }

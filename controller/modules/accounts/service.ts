@@ -94,6 +94,7 @@ export class AccountsService {
     if (!account) return null;
     return {
       type: 'account',
+      subjectId: account.id,
       accountId: account.id,
       kind: account.kind,
       email: account.email,

@@ -15,7 +15,7 @@ export function licencesRoutes(api: Api, licences: LicencesService): void {
     },
     async (_ctx, { body, principal }) => ({
       success: true,
-      data: await licences.grant(body.client_id, body.plan_code, principal!.accountId),
+      data: await licences.grant(body.client_id, body.plan_code, principal!.subjectId),
     }),
   );
 

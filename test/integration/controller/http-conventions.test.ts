@@ -141,7 +141,7 @@ describe('route envelope families', () => {
   it('adds the top-level code on document 1 RADIUS routes', async () => {
     const t = await startTestController(TEST_DATABASES[0]!);
     try {
-      const res = await t.request('GET', '/v1/radius/resellers');
+      const res = await t.request('GET', '/v1/radius/nothing-here');
       expect(res.status).to.equal(404);
       expect(res.body).to.include({ success: false, code: 'NOT_FOUND' });
     } finally {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnTs, type Spawned } from '../../support/spawn-process.js';
+import { spawnDist, type Spawned } from '../../support/spawn-process.js';
 import { freePort } from '../../support/free-port.js';
 
 describe('controller process', function () {
@@ -16,7 +16,7 @@ describe('controller process', function () {
   });
 
   const start = (port: number) => {
-    const p = spawnTs('controller/main.ts', [], {
+    const p = spawnDist('dist/controller/main.js', [], {
       PORT: String(port),
       TICKETNET_DB: `sqlite:${join(dir, 'db', 'ticketnet.db')}`,
       TICKETNET_DATA_DIR: dir,
@@ -74,7 +74,7 @@ describe('controller process', function () {
   });
 
   it('refuses a bad configuration with a message naming the variable', async () => {
-    const p = spawnTs('controller/main.ts', [], { PORT: 'abc', TICKETNET_DATA_DIR: dir });
+    const p = spawnDist('dist/controller/main.js', [], { PORT: 'abc', TICKETNET_DATA_DIR: dir });
     procs.push(p);
     expect(await p.exited).to.equal(1);
     expect(p.output()).to.match(/PORT/);

@@ -47,6 +47,36 @@ describe('routeros-sim control API and CLI', () => {
     expect(users[0]).to.include({ '.id': '*1', name: 'default-trial' });
   });
 
+  it('drives hotspot logins, traffic and scripts over HTTP', async () => {
+    const base = `http://127.0.0.1:${control.port}`;
+    const post = async (
+      path: string,
+      body: unknown,
+    ): Promise<{ status: number; body: Record<string, unknown> }> => {
+      const res = await fetch(`${base}${path}`, { method: 'POST', body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const script = await post('/script', {
+      source: '/ip hotspot user add name=tn-http password=h limit-uptime=1h',
+    });
+    expect(script.body).to.include({ ok: true });
+    const login = await post('/hotspot/login', { user: 'tn-http', password: 'h', mac: 'AA:BB:CC:00:00:01' });
+    expect(login.body).to.include({ ok: true, radius: false });
+    const traffic = await post('/hotspot/traffic', {
+      user: 'tn-http',
+      bytesIn: 500,
+      bytesOut: 1500,
+      seconds: 3600,
+    });
+    expect(traffic.body).to.deep.equal({ found: true, ended: 'Session-Timeout' });
+    expect(sim.state.table('/ip/hotspot/user').findBy('name', 'tn-http')?.props).to.include({
+      'bytes-out': '1500',
+    });
+    expect((await post('/hotspot/traffic', { user: 'tn-http', bytesIn: 1 })).status).to.equal(404);
+    expect((await post('/hotspot/login', { password: 'x' })).status).to.equal(400);
+    expect((await post('/hotspot/interim', {})).body).to.deep.equal({ sent: 0 });
+  });
+
   it('starts from the CLI, prints its ports as one JSON line and stops on SIGTERM', async function () {
     this.timeout(10000);
     const child = spawn(
@@ -65,6 +95,8 @@ describe('routeros-sim control API and CLI', () => {
         '0',
         '--users',
         '3',
+        '--reseller-fleet',
+        '--interim-timers',
       ],
       {
         cwd: process.cwd(),
@@ -79,7 +111,12 @@ describe('routeros-sim control API and CLI', () => {
     const summary = (await (await fetch(`http://127.0.0.1:${info.controlPort}/state/summary`)).json()) as {
       counts: Record<string, number>;
     };
-    expect(summary.counts['/ip/hotspot/user']).to.equal(4);
+    // 3 vouchers + default-trial + 9 reseller accounts + their tagged tickets
+    expect(summary.counts['/ip/hotspot/user']).to.be.greaterThan(4 + 9);
+    const seed = (await (await fetch(`http://127.0.0.1:${info.controlPort}/state/seed`)).json()) as {
+      resellers: unknown[];
+    };
+    expect(seed.resellers).to.have.length(9);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).to.equal(0);

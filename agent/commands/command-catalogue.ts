@@ -1,0 +1,43 @@
+// The closed catalogue: one handler per command name of the protocol's COMMANDS. The mapped type
+// makes a command added to the protocol without a handler here a compile error.
+import { COMMANDS } from '../../protocol/index.js';
+import type { CommandName, CommandParams, MessageBody } from '../../protocol/index.js';
+import type { RouterConnection } from '../routeros/router-connection.js';
+import { exportHotspotUsers, ping, readFacts, saveBackup } from '../routeros/router-tasks.js';
+
+/** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
+export interface CommandContext<N extends CommandName> {
+  router: RouterConnection;
+  params: CommandParams<N>;
+  command: MessageBody<'command'>;
+  signal: AbortSignal;
+  /** Router FTP port, for RouterOS 6 file transfers. */
+  ftpPort?: number | undefined;
+}
+
+/** Runs one command; resolves with `result.output`, rejects with a RouterError (or anything, as AGENT_ERROR). */
+export type CommandHandler<N extends CommandName> = (context: CommandContext<N>) => Promise<unknown>;
+
+export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> };
+
+/**
+ * File stem of `backup.save` when the controller names none. One rolling name, so repeated
+ * backups replace each other on the router's small flash instead of filling it.
+ */
+export const DEFAULT_BACKUP_NAME = 'ticketnet';
+
+export const ROUTER_CATALOGUE: CommandCatalogue = {
+  'router.facts': ({ router, signal }) => readFacts(router, { signal }),
+  'router.ping': ({ router, signal }) => ping(router, { signal }),
+  'hotspot.users.export': ({ router, params, signal }) =>
+    exportHotspotUsers(router, { includeProfiles: params.include_profiles ?? false, signal }),
+  'backup.save': ({ router, params, signal, ftpPort }) =>
+    saveBackup(router, {
+      name: params.name ?? DEFAULT_BACKUP_NAME,
+      signal,
+      ...(ftpPort !== undefined ? { ftpPort } : {}),
+    }),
+};
+
+/** Command names this build executes, announced in hello. */
+export const CATALOGUE_NAMES: readonly CommandName[] = Object.freeze(Object.keys(COMMANDS) as CommandName[]);

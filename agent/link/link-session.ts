@@ -1,0 +1,194 @@
+// One authenticated connection, after the handshake: signs what the agent sends, verifies and
+// sequence-checks what the controller sends, and keeps the connection honest with ws pings.
+import type WebSocket from 'ws';
+import { encodeEnvelope, openEnvelope, ProtocolError, signEnvelope } from '../../protocol/index.js';
+import type {
+  EnvelopeOf,
+  MessageBody,
+  MessageType,
+  RawFrame,
+  SequenceCounter,
+  SequenceGuard,
+} from '../../protocol/index.js';
+import { controllerRefusal, LinkError } from './link-error.js';
+
+/** Messages the controller sends after the handshake. */
+export type ControllerMessage = EnvelopeOf<'command' | 'report_ack' | 'ping' | 'pong' | 'error' | 'radius'>;
+
+/** How a session ended: the websocket close, and the error that caused it when there was one. */
+export interface SessionEnd {
+  closeCode: number;
+  error: LinkError;
+}
+
+export interface LinkSessionOptions {
+  ws: WebSocket;
+  /** Session id (the challenge nonce). */
+  sid: string;
+  /** The controller key frames must be signed with. */
+  controllerKey: string;
+  /** The agent's secret key (signs every frame it sends). */
+  secretKey: string;
+  /** Welcome of this session. */
+  welcome: MessageBody<'welcome'>;
+  /** Guard and counter already used by the handshake (the challenge was seq 1; our enrol/hello was 1). */
+  guard: SequenceGuard;
+  counter: SequenceCounter;
+  /** Overrides `welcome.heartbeat_seconds` (tests). */
+  heartbeatMs?: number;
+  now?: () => Date;
+}
+
+/** Silence longer than this many heartbeats ends the connection. */
+export const SILENCE_HEARTBEATS = 2.5;
+
+/** Close codes the agent uses (4000–4999 are free for applications). */
+export const CLOSE_NORMAL = 1000;
+export const CLOSE_POLICY = 1008;
+export const CLOSE_HEARTBEAT = 4000;
+
+const CONTROLLER_TYPES: readonly MessageType[] = ['command', 'report_ack', 'ping', 'pong', 'error', 'radius'];
+
+export class LinkSession {
+  readonly sid: string;
+  readonly welcome: MessageBody<'welcome'>;
+  /** Resolves once when the connection is over, whatever ended it. */
+  readonly ended: Promise<SessionEnd>;
+  readonly connectedAt: number;
+  readonly #ws: WebSocket;
+  readonly #options: LinkSessionOptions;
+  readonly #heartbeatMs: number;
+  #handler: ((message: ControllerMessage) => void) | undefined;
+  readonly #queued: ControllerMessage[] = [];
+  #error: LinkError | undefined;
+  #pingTimer: NodeJS.Timeout | undefined;
+  #silenceTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: LinkSessionOptions) {
+    this.#options = options;
+    this.#ws = options.ws;
+    this.sid = options.sid;
+    this.welcome = options.welcome;
+    this.connectedAt = Date.now();
+    this.#heartbeatMs = options.heartbeatMs ?? options.welcome.heartbeat_seconds * 1000;
+    this.ended = new Promise<SessionEnd>((resolve) => {
+      this.#ws.once('close', (closeCode: number, reason: Buffer) => {
+        this.#stopTimers();
+        const error =
+          this.#error ??
+          new LinkError('CLOSED', `link closed (${closeCode} ${reason.toString()})`.trim(), 'network');
+        resolve({ closeCode, error });
+      });
+    });
+    this.#ws.on('message', (data: RawFrame) => this.#onFrame(data));
+    this.#ws.on('pong', () => this.#alive());
+    this.#ws.on('ping', () => this.#alive());
+    this.#ws.on('error', (err: Error) => {
+      this.#error ??= new LinkError('CLOSED', `link error: ${err.message}`, 'network', { cause: err });
+    });
+    this.#alive();
+    this.#pingTimer = setInterval(() => {
+      if (this.isOpen) this.#ws.ping();
+    }, this.#heartbeatMs);
+    this.#pingTimer.unref();
+  }
+
+  /** True while frames can be sent. */
+  get isOpen(): boolean {
+    return this.#ws.readyState === this.#ws.OPEN;
+  }
+
+  /**
+   * Starts delivering the controller's messages. Frames that came before (the controller may
+   * re-send commands right after welcome) are delivered first, in order.
+   */
+  listen(handler: (message: ControllerMessage) => void): void {
+    this.#handler = handler;
+    for (const message of this.#queued.splice(0)) handler(message);
+  }
+
+  /**
+   * Signs and sends one message. Resolves true once the frame is handed to the socket, false when
+   * the connection is gone (the caller keeps what it must re-send: outbox, journal).
+   */
+  send<T extends MessageType>(type: T, body: MessageBody<T>): Promise<boolean> {
+    if (!this.isOpen) return Promise.resolve(false);
+    const envelope = signEnvelope(type, body as never, {
+      sid: this.sid,
+      seq: this.#options.counter.next(),
+      secretKey: this.#options.secretKey,
+      ...(this.#options.now ? { now: this.#options.now() } : {}),
+    });
+    return new Promise((resolve) => {
+      this.#ws.send(encodeEnvelope(envelope), (err) => resolve(err === undefined || err === null));
+    });
+  }
+
+  /** Ends the connection, recording why. */
+  close(error?: LinkError, closeCode = CLOSE_NORMAL): void {
+    if (error !== undefined) this.#error ??= error;
+    this.#stopTimers();
+    if (this.#ws.readyState === this.#ws.CLOSED) return;
+    if (this.#ws.readyState === this.#ws.CONNECTING) {
+      this.#ws.terminate();
+      return;
+    }
+    this.#ws.close(closeCode, (error?.code ?? 'bye').slice(0, 100));
+    // A peer that never answers the close handshake must not hold the session open.
+    setTimeout(() => this.#ws.terminate(), 2000).unref();
+  }
+
+  #onFrame(raw: RawFrame): void {
+    this.#alive();
+    let message: ControllerMessage;
+    try {
+      message = openEnvelope(raw, {
+        publicKey: this.#options.controllerKey,
+        sid: this.sid,
+        expect: CONTROLLER_TYPES as ControllerMessage['type'][],
+        from: 'controller',
+      }) as ControllerMessage;
+      this.#options.guard.accept(message.seq);
+    } catch (err) {
+      // A signed frame of a newer type is not an attack: ignore it rather than drop the link.
+      if (err instanceof ProtocolError && err.code === 'UNKNOWN_TYPE') return;
+      const code = err instanceof ProtocolError ? err.code : 'BAD_MESSAGE';
+      this.close(
+        new LinkError(code, `refused a controller frame: ${(err as Error).message}`, 'agent'),
+        CLOSE_POLICY,
+      );
+      return;
+    }
+    if (message.type === 'error') {
+      // Verified, so it may be final (AGENT_REVOKED); the controller closes the socket next.
+      this.#error ??= controllerRefusal(message.body.code, message.body.message);
+      this.close();
+      return;
+    }
+    if (this.#handler === undefined) this.#queued.push(message);
+    else this.#handler(message);
+  }
+
+  // Any frame, ping or pong from the controller proves it is alive.
+  #alive(): void {
+    if (!this.isOpen) return;
+    if (this.#silenceTimer !== undefined) clearTimeout(this.#silenceTimer);
+    this.#silenceTimer = setTimeout(() => {
+      this.#error ??= new LinkError(
+        'HEARTBEAT_TIMEOUT',
+        `controller silent for ${SILENCE_HEARTBEATS} heartbeats (${(this.#heartbeatMs * SILENCE_HEARTBEATS) / 1000} s)`,
+        'agent',
+      );
+      this.#stopTimers();
+      this.#ws.terminate();
+    }, this.#heartbeatMs * SILENCE_HEARTBEATS);
+    this.#silenceTimer.unref();
+  }
+
+  #stopTimers(): void {
+    if (this.#pingTimer !== undefined) clearInterval(this.#pingTimer);
+    if (this.#silenceTimer !== undefined) clearTimeout(this.#silenceTimer);
+    this.#pingTimer = undefined;
+    this.#silenceTimer = undefined;
+  }
+}

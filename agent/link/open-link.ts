@@ -1,0 +1,241 @@
+// Opens one connection to the controller and runs the handshake:
+// challenge (verified) → enrol | hello → welcome (verified) | error.
+import WebSocket from 'ws';
+import {
+  openEnvelope,
+  parseEnvelopeUnverified,
+  ProtocolError,
+  SequenceCounter,
+  SequenceGuard,
+  signEnvelope,
+  encodeEnvelope,
+} from '../../protocol/index.js';
+import type { KeyPair, MessageBody, RawFrame } from '../../protocol/index.js';
+import type { Identity } from '../state/identity-store.js';
+import { controllerRefusal, LinkError } from './link-error.js';
+import { LinkSession } from './link-session.js';
+
+/** How the agent proves who it is: a fresh key and an enrolment code, or its saved identity. */
+export type LinkCredentials =
+  | { kind: 'enrol'; code: string; keyPair: KeyPair; facts?: MessageBody<'enrol'>['facts'] }
+  | { kind: 'hello'; identity: Identity };
+
+export interface OpenLinkOptions {
+  /** Websocket URL of the agent link (`agentLinkUrl`). */
+  url: string;
+  credentials: LinkCredentials;
+  agentVersion: string;
+  /** Command names and features this build supports (sent in hello). */
+  capabilities: readonly string[];
+  /** Longest wait for the socket, the challenge and the welcome together (default 20 s). */
+  handshakeTimeoutMs?: number;
+  /** Overrides the controller's heartbeat (tests). */
+  heartbeatMs?: number;
+  /** Largest frame accepted from the controller. */
+  maxPayloadBytes?: number;
+  now?: () => Date;
+  /** Aborting ends the handshake (the agent is stopping). */
+  signal?: AbortSignal;
+}
+
+/** A live, authenticated connection and the controller key it was verified against. */
+export interface OpenedLink {
+  session: LinkSession;
+  controllerKey: string;
+}
+
+const DEFAULT_HANDSHAKE_TIMEOUT_MS = 20_000;
+const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
+
+/**
+ * Connects and authenticates. Resolves with a session whose frames are verified against the
+ * controller key (the pinned one for hello; for enrol, the one that signed the challenge, which
+ * the caller then pins). Rejects with a LinkError.
+ */
+export function openLink(options: OpenLinkOptions): Promise<OpenedLink> {
+  const ws = new WebSocket(options.url, {
+    perMessageDeflate: false,
+    maxPayload: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD,
+    handshakeTimeout: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  });
+  return new Handshake(ws, options).run();
+}
+
+class Handshake {
+  readonly #guard = new SequenceGuard();
+  readonly #counter = new SequenceCounter();
+  readonly #secretKey: string;
+  #step: 'challenge' | 'welcome' | 'done' = 'challenge';
+  #sid = '';
+  #controllerKey = '';
+  #settle: { resolve: (link: OpenedLink) => void; reject: (err: LinkError) => void } | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly options: OpenLinkOptions,
+  ) {
+    const { credentials } = options;
+    this.#secretKey =
+      credentials.kind === 'enrol' ? credentials.keyPair.secretKey : credentials.identity.agent_secret_key;
+  }
+
+  run(): Promise<OpenedLink> {
+    return new Promise<OpenedLink>((resolve, reject) => {
+      this.#settle = { resolve, reject };
+      if (this.options.signal?.aborted) {
+        this.#fail(new LinkError('CLOSED', 'agent stopping', 'agent'));
+        return;
+      }
+      this.#timer = setTimeout(
+        () =>
+          this.#fail(
+            new LinkError('HANDSHAKE_TIMEOUT', `no ${this.#step} from the controller in time`, 'agent'),
+          ),
+        this.options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+      );
+      this.options.signal?.addEventListener('abort', this.#onAbort, { once: true });
+      this.ws.on('message', this.#onMessage);
+      this.ws.on('error', this.#onError);
+      this.ws.on('close', this.#onClose);
+    });
+  }
+
+  readonly #onAbort = (): void => this.#fail(new LinkError('CLOSED', 'agent stopping', 'agent'));
+
+  readonly #onError = (err: Error): void => {
+    const code = this.#sid === '' ? 'CONNECT_FAILED' : 'CLOSED';
+    this.#fail(new LinkError(code, `${this.options.url}: ${err.message}`, 'network', { cause: err }));
+  };
+
+  readonly #onClose = (code: number, reason: Buffer): void => {
+    this.#fail(
+      new LinkError('CLOSED', `closed during the handshake (${code} ${reason.toString()})`, 'network'),
+    );
+  };
+
+  // The handshake's listeners come off once it is settled; the session (or nothing) takes over.
+  #detach(): void {
+    clearTimeout(this.#timer);
+    this.options.signal?.removeEventListener('abort', this.#onAbort);
+    this.ws.off('message', this.#onMessage);
+    this.ws.off('error', this.#onError);
+    this.ws.off('close', this.#onClose);
+  }
+
+  readonly #onMessage = (raw: RawFrame): void => {
+    try {
+      if (this.#step === 'challenge') this.#onChallenge(raw);
+      else if (this.#step === 'welcome') this.#onWelcome(raw);
+    } catch (err) {
+      if (err instanceof LinkError) this.#fail(err);
+      else if (err instanceof ProtocolError)
+        this.#fail(new LinkError(err.code, `handshake refused: ${err.message}`, 'agent'));
+      else this.#fail(new LinkError('BAD_MESSAGE', `handshake failed: ${(err as Error).message}`, 'agent'));
+    }
+  };
+
+  #onChallenge(raw: RawFrame): void {
+    const { credentials } = this.options;
+    const read = { expect: ['challenge' as const], from: 'controller' as const };
+    let key: string;
+    if (credentials.kind === 'hello') {
+      // Enrolled: only the pinned key may open a session. Anything else is another controller.
+      key = credentials.identity.controller_key;
+    } else {
+      // Enrolling: trust on first use. The key that signs the challenge is the one pinned after welcome.
+      key = parseEnvelopeUnverified(raw, read).body.controller_key;
+    }
+    const challenge = openEnvelope(raw, { ...read, publicKey: key });
+    if (challenge.body.controller_key !== key) {
+      throw new LinkError(
+        'CONTROLLER_KEY_MISMATCH',
+        'challenge announces another controller key than the pinned one',
+        'agent',
+      );
+    }
+    this.#guard.accept(challenge.seq);
+    this.#sid = challenge.sid;
+    this.#controllerKey = key;
+    this.#step = 'welcome';
+    const sign = { sid: this.#sid, seq: this.#counter.next(), secretKey: this.#secretKey, ...this.#now() };
+    const envelope =
+      credentials.kind === 'enrol'
+        ? signEnvelope(
+            'enrol',
+            {
+              code: credentials.code,
+              agent_key: credentials.keyPair.publicKey,
+              agent_version: this.options.agentVersion,
+              ...(credentials.facts ? { facts: credentials.facts } : {}),
+            },
+            sign,
+          )
+        : signEnvelope(
+            'hello',
+            {
+              agent_id: credentials.identity.agent_id,
+              agent_version: this.options.agentVersion,
+              capabilities: [...this.options.capabilities],
+            },
+            sign,
+          );
+    this.ws.send(encodeEnvelope(envelope));
+  }
+
+  #onWelcome(raw: RawFrame): void {
+    const reply = openEnvelope(raw, {
+      publicKey: this.#controllerKey,
+      sid: this.#sid,
+      expect: ['welcome', 'error'],
+      from: 'controller',
+    });
+    this.#guard.accept(reply.seq);
+    if (reply.type === 'error') throw controllerRefusal(reply.body.code, reply.body.message);
+    const welcome = reply.body;
+    if (welcome.controller_key !== this.#controllerKey) {
+      throw new LinkError(
+        'CONTROLLER_KEY_MISMATCH',
+        'welcome names another controller key than the one that signed',
+        'agent',
+      );
+    }
+    const { credentials } = this.options;
+    if (credentials.kind === 'hello' && welcome.agent_id !== credentials.identity.agent_id) {
+      throw new LinkError('AGENT_ID_MISMATCH', `welcome is for agent ${welcome.agent_id}`, 'agent');
+    }
+    this.#step = 'done';
+    this.#detach();
+    const session = new LinkSession({
+      ws: this.ws,
+      sid: this.#sid,
+      controllerKey: this.#controllerKey,
+      secretKey: this.#secretKey,
+      welcome,
+      guard: this.#guard,
+      counter: this.#counter,
+      ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
+      ...(this.options.now ? { now: this.options.now } : {}),
+    });
+    const settle = this.#settle;
+    this.#settle = undefined;
+    settle?.resolve({ session, controllerKey: this.#controllerKey });
+  }
+
+  #now(): { now?: Date } {
+    return this.options.now ? { now: this.options.now() } : {};
+  }
+
+  #fail(error: LinkError): void {
+    const settle = this.#settle;
+    if (settle === undefined) return;
+    this.#settle = undefined;
+    this.#step = 'done';
+    this.#detach();
+    // Keep an 'error' listener: ws emits errors while closing, and an unhandled one kills the process.
+    this.ws.on('error', () => undefined);
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.close(1008, error.code.slice(0, 100));
+    else this.ws.terminate();
+    settle.reject(error);
+  }
+}

@@ -1,0 +1,173 @@
+// Wires the long-running agent together: state directory, router connection, command executor,
+// periodic reports and the link. `ticketnet-agent run` and the integration tests both start it here.
+import type { BackoffPolicy } from '../link/backoff.js';
+import { AgentLink } from '../link/agent-link.js';
+import type { LinkError } from '../link/link-error.js';
+import type { AgentLogger } from '../logger.js';
+import { CATALOGUE_NAMES, ROUTER_CATALOGUE } from '../commands/command-catalogue.js';
+import type { CommandCatalogue } from '../commands/command-catalogue.js';
+import { CommandExecutor } from '../commands/command-executor.js';
+import type { CommandTransport } from '../commands/command-executor.js';
+import type { RouterSettings } from '../config.js';
+import { RouterConnection } from '../routeros/router-connection.js';
+import { readFacts } from '../routeros/router-tasks.js';
+import { CommandJournal } from '../state/command-journal.js';
+import { IdentityStore } from '../state/identity-store.js';
+import { Outbox } from '../state/outbox.js';
+import { StateDir } from '../state/state-dir.js';
+import { ReportScheduler } from '../telemetry/report-scheduler.js';
+import { AGENT_VERSION } from '../version.js';
+import { writeLinkStatus } from './link-status.js';
+import type { LinkStatus } from './link-status.js';
+
+export interface AgentRuntimeOptions {
+  stateDir: string;
+  router: RouterSettings;
+  logger: AgentLogger;
+  controllerUrl?: string | undefined;
+  enrolCode?: string | undefined;
+  /** Replaces the router catalogue (tests count or stub executions). */
+  catalogue?: CommandCatalogue;
+  link?: {
+    backoff?: BackoffPolicy;
+    random?: () => number;
+    stableAfterMs?: number;
+    heartbeatMs?: number;
+    handshakeTimeoutMs?: number;
+    reportBatchSize?: number;
+  };
+  reports?: { telemetryIntervalMs?: number; factsIntervalMs?: number; factsMinSpacingMs?: number };
+  outboxMaxEntries?: number;
+  journalPruneIntervalMs?: number;
+  now?: () => Date;
+}
+
+/** A started agent. */
+export interface RunningAgent {
+  link: AgentLink;
+  executor: CommandExecutor;
+  outbox: Outbox;
+  reports: ReportScheduler;
+  router: RouterConnection;
+  /** Stops everything; resolves when the state on disk is settled. */
+  stop(): Promise<void>;
+  /** Resolves when the link stops for good (a final refusal, or stop()). */
+  done: Promise<LinkError | undefined>;
+}
+
+export async function startAgent(options: AgentRuntimeOptions): Promise<RunningAgent> {
+  const { logger } = options;
+  const now = options.now ?? (() => new Date());
+  const dir = new StateDir(options.stateDir);
+  await dir.ensure();
+  const identityStore = new IdentityStore(dir.identityFile);
+  const outbox = await Outbox.open(dir.outboxDir, {
+    logger,
+    ...(options.outboxMaxEntries !== undefined ? { maxEntries: options.outboxMaxEntries } : {}),
+  });
+  const journal = new CommandJournal(dir.journalDir, logger);
+  const router = new RouterConnection({ ...options.router, logger });
+
+  // The link and the executor need each other. The link is built first; its onCommand closure
+  // reaches the executor, which exists before link.start() lets any command in.
+  const link: AgentLink = new AgentLink({
+    identityStore,
+    outbox,
+    controllerUrl: options.controllerUrl,
+    enrolCode: options.enrolCode,
+    agentVersion: AGENT_VERSION,
+    capabilities: CATALOGUE_NAMES,
+    // Best effort and quick: enrolment must not wait on a router that is not there.
+    enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
+    onCommand: (command) => void executor.receive(command),
+    logger,
+    now,
+    ...options.link,
+  });
+  const transport = {
+    send: (type: 'ack' | 'result', body: never) => link.send(type, body),
+  } as CommandTransport;
+  const executor = new CommandExecutor({
+    journal,
+    router,
+    catalogue: options.catalogue ?? ROUTER_CATALOGUE,
+    transport,
+    logger,
+    ftpPort: options.router.ftpPort,
+    now,
+  });
+  const reports = new ReportScheduler({
+    outbox,
+    router,
+    notify: () => link.notifyOutbox(),
+    logger,
+    now,
+    ...options.reports,
+  });
+
+  let status: LinkStatus = { pid: process.pid, state: 'connecting', since: now().toISOString() };
+  // Writes in order, so an older state never lands after a newer one.
+  let statusWrites = Promise.resolve();
+  const saveStatus = (patch: Partial<LinkStatus>): void => {
+    status = { ...status, ...patch };
+    const snapshot = status;
+    statusWrites = statusWrites
+      .then(() => writeLinkStatus(dir.linkStatusFile, snapshot))
+      .catch(() => undefined);
+  };
+  link.on('ready', () => {
+    saveStatus({ state: 'ready', since: now().toISOString() });
+    reports.onConnected();
+    void executor
+      .resendUnsent()
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'resend failed'));
+  });
+  link.on('down', (error) =>
+    saveStatus({
+      state: 'waiting',
+      since: now().toISOString(),
+      last_error: { code: error.code, message: error.message, at: now().toISOString() },
+    }),
+  );
+  link.on('stopped', () => saveStatus({ state: 'stopped', since: now().toISOString() }));
+
+  await journal.prune(now());
+  await executor.recover();
+  const pruneTimer = setInterval(
+    () =>
+      void journal
+        .prune(now())
+        .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'prune failed')),
+    options.journalPruneIntervalMs ?? 60 * 60 * 1000,
+  );
+  pruneTimer.unref();
+  saveStatus({});
+  reports.start();
+  link.start();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    link: link,
+    executor,
+    outbox,
+    reports,
+    router,
+    done: link.done,
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(pruneTimer);
+        await reports.stop();
+        // Executor first: an interrupted command is journalled (and its result may still go out).
+        await executor.stop();
+        await link.stop();
+        await router.close();
+        await statusWrites;
+      })()),
+  };
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([work.catch(() => undefined), late]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,101 @@
+// Periodic reports, all through the outbox so none is lost while the link is down:
+// `telemetry` every 5 minutes, `facts` hourly and after each (re)connect.
+import type { AgentLogger } from '../logger.js';
+import { faultFromError } from '../commands/fault-from-error.js';
+import type { RouterConnection } from '../routeros/router-connection.js';
+import { readFacts } from '../routeros/router-tasks.js';
+import type { Outbox, ReportKind } from '../state/outbox.js';
+import { readTelemetry } from './read-telemetry.js';
+
+export interface ReportSchedulerOptions {
+  outbox: Outbox;
+  router: RouterConnection;
+  /** Called after a report is stored, so the link sends it. */
+  notify: () => void;
+  logger: AgentLogger;
+  telemetryIntervalMs?: number;
+  factsIntervalMs?: number;
+  /**
+   * Smallest gap between two facts reports: a flapping link must not fill the outbox with
+   * identical facts (default 60 s).
+   */
+  factsMinSpacingMs?: number;
+  now?: () => Date;
+}
+
+export const TELEMETRY_INTERVAL_MS = 5 * 60 * 1000;
+export const FACTS_INTERVAL_MS = 60 * 60 * 1000;
+
+export class ReportScheduler {
+  readonly #o: ReportSchedulerOptions;
+  readonly #now: () => Date;
+  readonly #timers: NodeJS.Timeout[] = [];
+  #lastFacts = Number.NEGATIVE_INFINITY;
+  #pending = new Set<Promise<void>>();
+
+  constructor(options: ReportSchedulerOptions) {
+    this.#o = options;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  start(): void {
+    this.#timers.push(
+      setInterval(
+        () => this.#track(this.reportTelemetry()),
+        this.#o.telemetryIntervalMs ?? TELEMETRY_INTERVAL_MS,
+      ),
+      setInterval(() => this.#track(this.reportFacts(true)), this.#o.factsIntervalMs ?? FACTS_INTERVAL_MS),
+    );
+  }
+
+  /** The link came up: facts, unless some were stored very recently. */
+  onConnected(): void {
+    this.#track(this.reportFacts(false));
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    await Promise.all(this.#pending);
+  }
+
+  /** Stores a telemetry report: the sample, or the router fault when it could not be read. */
+  async reportTelemetry(): Promise<void> {
+    let data: Record<string, unknown>;
+    try {
+      data = { router_reachable: true, ...(await readTelemetry(this.#o.router)) };
+    } catch (err) {
+      // An unreachable router is exactly what the controller needs to hear about.
+      const fault = faultFromError(err);
+      data = { router_reachable: false, fault_code: fault.code, fault_message: fault.message };
+    }
+    await this.#store('telemetry', data);
+  }
+
+  /** Stores a facts report (router.facts output); nothing when the router cannot be read. */
+  async reportFacts(force: boolean): Promise<void> {
+    const now = this.#now().getTime();
+    if (!force && now - this.#lastFacts < (this.#o.factsMinSpacingMs ?? 60_000)) return;
+    this.#lastFacts = now;
+    try {
+      const facts = await readFacts(this.#o.router);
+      await this.#store('facts', { ...facts });
+    } catch (err) {
+      this.#lastFacts = Number.NEGATIVE_INFINITY;
+      this.#o.logger.warn({ fault: faultFromError(err) }, 'facts report skipped: router not readable');
+    }
+  }
+
+  async #store(kind: ReportKind, data: Record<string, unknown>): Promise<void> {
+    try {
+      await this.#o.outbox.add(kind, data, this.#now());
+      this.#o.notify();
+    } catch (err) {
+      this.#o.logger.error({ kind, err: (err as Error).message }, 'could not store report in the outbox');
+    }
+  }
+
+  #track(work: Promise<void>): void {
+    this.#pending.add(work);
+    void work.finally(() => this.#pending.delete(work));
+  }
+}

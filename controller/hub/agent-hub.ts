@@ -1,0 +1,328 @@
+// The agent hub at /agent/v1 on the HTTP port. It holds the sockets of the agents connected to THIS
+// instance; everything another instance needs (link state, last seen, the command queue) is in the
+// database. Commands reach the holder through CommandSignals (in-process) and, across instances,
+// through a periodic sweep of the QUEUED commands of the links this instance holds.
+//
+// Sized for 10k agents per instance: the hub's three periodic jobs (heartbeat, sweep, handshake
+// deadlines) are shared by all sessions, and each does a bounded slice of work per run, so no run
+// stalls the event loop (and with it every command and RADIUS request) for long.
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type Server as WsServer } from 'ws';
+import type { KeyPair } from '../../protocol/index.js';
+import { iso, type Clock } from '../core/clock.js';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
+import type { AllocationsService } from '../modules/allocations/service.js';
+import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
+import type { CommandService } from './command-service.js';
+import type { CommandSignals } from './command-signals.js';
+import * as links from './link-queries.js';
+import type { AgentCommandsTable } from './tables.js';
+
+export const AGENT_PATH = '/agent/v1';
+
+export interface AgentHubOptions {
+  /** Names this instance in `allocations.link_instance`; unique per running controller. */
+  instanceId: string;
+  /** Time an agent has after the challenge to send enrol or hello (default 10 s). */
+  handshakeTimeoutMs?: number;
+  /** Websocket ping period; a socket silent for a whole period is dropped (default 30 s). */
+  heartbeatMs?: number;
+  /** Period of the sweep that sends QUEUED commands stored by other instances (default 1 s). */
+  sweepMs?: number;
+  /** Largest frame accepted; sized for a RouterOS backup in base64 (default 64 MiB). */
+  maxPayload?: number;
+  /** How long `close()` waits for agents to close before dropping their sockets (default 2 s). */
+  closeGraceMs?: number;
+}
+
+export interface AgentHubDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  identity: KeyPair;
+  allocations: AllocationsService;
+  commands: CommandService;
+  signals: CommandSignals;
+}
+
+// The heartbeat pings a slice of the links every tick, so each link is pinged once per period:
+// at 10k links and 30 s, ~80 pings (and one UPDATE of their rows) every 250 ms, where pinging all
+// at once blocked the loop for a few hundred milliseconds.
+const HEARTBEAT_TICK_MS = 250;
+// Rows per statement: below SQLite's and PostgreSQL's bound-parameter limits, and short statements.
+const MAX_IDS_PER_STATEMENT = 500;
+// Links whose ownership each sweep checks; all of them within ceil(links / this) sweeps.
+const OWNERSHIP_CHECKS_PER_SWEEP = 500;
+
+export class AgentHub implements SessionHost {
+  readonly allocations: AllocationsService;
+  readonly commands: CommandService;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly identity: KeyPair;
+  readonly heartbeatSeconds: number;
+  readonly handshakeTimeoutMs: number;
+
+  readonly #db: Db;
+  readonly #instanceId: string;
+  readonly #heartbeatMs: number;
+  readonly #sweepMs: number;
+  readonly #closeGraceMs: number;
+  readonly #wss: WsServer<typeof AgentSocket>;
+  /** allocation id → the session holding its link on this instance. */
+  readonly #links = new Map<string, AgentSession>();
+  /** Every socket, handshaking ones included, until its release has finished. */
+  readonly #sessions = new Set<AgentSession>();
+  /** Sessions that have not finished their handshake (the deadline sweep looks at these only). */
+  readonly #handshaking = new Set<AgentSession>();
+  /** Commands queued in this process whose in-process delivery has not run yet: the sweep skips them. */
+  readonly #deliveringLocally = new Set<string>();
+  readonly #timers: NodeJS.Timeout[] = [];
+  readonly #unsubscribe: () => void;
+  readonly #whenEmpty: (() => void)[] = [];
+  #registrations = 0;
+  #sweeping: Promise<void> | undefined;
+  #beating: Promise<void> | undefined;
+  /** The links to ping this heartbeat period, a slice per tick (entries cleared once done). */
+  #beatRound: (AgentSession | undefined)[] = [];
+  #beatNext = 0;
+  #beatPerTick = 0;
+  #beatTicks = 0;
+  /** Where the next sweep's ownership check starts among the held links. */
+  #checkNext = 0;
+  #closing = false;
+
+  constructor(deps: AgentHubDeps, options: AgentHubOptions) {
+    this.#db = deps.db;
+    this.clock = deps.clock;
+    this.logger = deps.logger.child({ component: 'agent-hub' });
+    this.identity = deps.identity;
+    this.allocations = deps.allocations;
+    this.commands = deps.commands;
+    this.#instanceId = options.instanceId;
+    this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
+    this.#heartbeatMs = options.heartbeatMs ?? 30_000;
+    this.heartbeatSeconds = Math.max(1, Math.round(this.#heartbeatMs / 1000));
+    this.#sweepMs = options.sweepMs ?? 1_000;
+    this.#closeGraceMs = options.closeGraceMs ?? 2_000;
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      perMessageDeflate: false,
+      maxPayload: options.maxPayload ?? 64 * 1024 * 1024,
+      // The hub tracks its sessions itself; ws's own set would cost a closure per connection.
+      clientTracking: false,
+      WebSocket: AgentSocket,
+    });
+    this.#unsubscribe = deps.signals.onCommandQueued((allocationId, commandId) => {
+      const session = this.#links.get(allocationId);
+      if (!session) return;
+      this.#deliveringLocally.add(commandId);
+      void session.deliverQueued(commandId).finally(() => this.#deliveringLocally.delete(commandId));
+    });
+  }
+
+  /** Agents whose link this instance holds. */
+  get connectedCount(): number {
+    return this.#links.size;
+  }
+
+  /** True when this instance holds the allocation's link (another instance may hold it otherwise). */
+  holds(allocationId: string): boolean {
+    return this.#links.get(allocationId)?.isOpen ?? false;
+  }
+
+  /**
+   * Takes an HTTP upgrade aimed at /agent/v1 and answers true; leaves any other path alone and
+   * answers false, so the caller can route it elsewhere.
+   */
+  readonly handleUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    if (pathOf(req) !== AGENT_PATH) return false;
+    if (this.#closing) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return true;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new AgentSession(ws, this);
+      this.#sessions.add(session);
+      this.#handshaking.add(session);
+      session.start(this.handshakeTimeoutMs);
+    });
+    return true;
+  };
+
+  /** For a server with no other websocket endpoint: takes /agent/v1 upgrades and refuses the rest. */
+  attach(server: Server): void {
+    server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (!this.handleUpgrade(req, socket, head)) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      }
+    });
+  }
+
+  /** Starts the heartbeat, the cross-instance sweep and the handshake deadlines. */
+  start(): void {
+    const every = (ms: number, fn: () => void) => {
+      const timer = setInterval(fn, ms);
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    const ticksPerBeat = Math.max(1, Math.round(this.#heartbeatMs / HEARTBEAT_TICK_MS));
+    every(this.#heartbeatMs / ticksPerBeat, () => {
+      this.#beating ??= this.#heartbeat(ticksPerBeat).finally(() => (this.#beating = undefined));
+    });
+    every(this.#sweepMs, () => {
+      this.#sweeping ??= this.sweep().finally(() => (this.#sweeping = undefined));
+    });
+    // A quarter of the timeout: a silent peer is refused between 1 and 1.25 timeouts after its challenge.
+    every(Math.max(20, Math.min(1_000, this.handshakeTimeoutMs / 4)), () => this.#expireHandshakes());
+  }
+
+  /**
+   * Sends the QUEUED commands of every link held here (stored by any instance), and closes the
+   * sessions whose link the database says another connection has taken over (checking a slice of
+   * the links per run).
+   */
+  async sweep(): Promise<void> {
+    if (this.#links.size === 0) return;
+    try {
+      const mark = this.#registrations;
+      const held = [...this.#links.values()];
+      if (this.#checkNext >= held.length) this.#checkNext = 0;
+      const checked = held.slice(this.#checkNext, this.#checkNext + OWNERSHIP_CHECKS_PER_SWEEP);
+      this.#checkNext += checked.length;
+      const owners = new Map(
+        (
+          await links.linkOwners(
+            this.#db,
+            this.#instanceId,
+            checked.map((s) => s.agent!.allocationId),
+          )
+        ).map((l) => [l.id, l.link_session]),
+      );
+      for (const session of checked) {
+        // A session registered after the read above may not be in it yet.
+        if (session.registration <= mark && owners.get(session.agent!.allocationId) !== session.sid) {
+          session.refuse('SESSION_REPLACED', 'a newer connection of this agent took over');
+        }
+      }
+      const byAllocation = new Map<string, AgentCommandsTable[]>();
+      for (const row of await this.commands.queuedForInstance(this.#instanceId)) {
+        // Queued here a moment ago: its in-process delivery is on the way, do not race it.
+        if (this.#deliveringLocally.has(row.id)) continue;
+        const rows = byAllocation.get(row.allocation_id) ?? [];
+        rows.push(row);
+        byAllocation.set(row.allocation_id, rows);
+      }
+      for (const [allocationId, rows] of byAllocation) void this.#links.get(allocationId)?.deliverRows(rows);
+    } catch (err) {
+      this.logger.error({ err }, 'agent link sweep failed');
+    }
+  }
+
+  async register(session: AgentSession): Promise<void> {
+    const agent = session.agent!;
+    await links.markConnected(this.#db, agent.allocationId, {
+      instance: this.#instanceId,
+      session: session.sid,
+      now: iso(this.clock.now()),
+      agentVersion: agent.version,
+    });
+    this.#registrations += 1;
+    session.registration = this.#registrations;
+    const previous = this.#links.get(agent.allocationId);
+    this.#links.set(agent.allocationId, session);
+    if (previous && previous !== session) {
+      previous.refuse('SESSION_REPLACED', 'a newer connection of this agent took over');
+    }
+  }
+
+  async release(session: AgentSession): Promise<void> {
+    try {
+      const agent = session.agent;
+      if (!agent || session.registration === 0) return;
+      if (this.#links.get(agent.allocationId) === session) this.#links.delete(agent.allocationId);
+      await links.markDisconnected(this.#db, agent.allocationId, session.sid, iso(this.clock.now()));
+    } finally {
+      this.#sessions.delete(session);
+      this.#handshaking.delete(session);
+      if (this.#sessions.size === 0) for (const resolve of this.#whenEmpty.splice(0)) resolve();
+    }
+  }
+
+  /** Graceful stop: tells every agent SHUTTING_DOWN, waits for the sockets (and their writes) to close. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    this.#unsubscribe();
+    await Promise.all([this.#sweeping, this.#beating]);
+    const sessions = [...this.#sessions];
+    for (const session of sessions) session.refuse('SHUTTING_DOWN', 'controller is stopping');
+    const all = new Promise<void>((resolve) => {
+      if (this.#sessions.size === 0) resolve();
+      else this.#whenEmpty.push(resolve);
+    });
+    let grace: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'late'>(
+      (resolve) => (grace = setTimeout(() => resolve('late'), this.#closeGraceMs)),
+    );
+    if ((await Promise.race([all, graceOver])) === 'late') {
+      for (const session of sessions) session.terminate();
+      await all;
+    }
+    clearTimeout(grace);
+    this.#beatRound = [];
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+
+  // One heartbeat tick: pings the next slice of this period's links, drops those that did not answer
+  // the previous ping, and refreshes `last_seen_at` of the live ones in one statement.
+  async #heartbeat(ticksPerBeat: number): Promise<void> {
+    if (this.#beatTicks % ticksPerBeat === 0) {
+      // A new period: the links held now. Links that arrive during the period wait for the next.
+      this.#beatRound = [...this.#links.values()];
+      this.#beatNext = 0;
+      this.#beatPerTick = Math.ceil(this.#beatRound.length / ticksPerBeat);
+    }
+    this.#beatTicks += 1;
+    const end = Math.min(this.#beatRound.length, this.#beatNext + this.#beatPerTick);
+    const alive: string[] = [];
+    for (; this.#beatNext < end; this.#beatNext++) {
+      const session = this.#beatRound[this.#beatNext];
+      this.#beatRound[this.#beatNext] = undefined;
+      // Closed or replaced since the period began: nothing to ping, nothing to refresh.
+      if (!session?.isOpen || this.#links.get(session.agent!.allocationId) !== session) continue;
+      if (session.heartbeat()) alive.push(session.agent!.allocationId);
+    }
+    if (alive.length === 0) return;
+    try {
+      const now = iso(this.clock.now());
+      for (let i = 0; i < alive.length; i += MAX_IDS_PER_STATEMENT) {
+        await links.touchLinks(this.#db, this.#instanceId, alive.slice(i, i + MAX_IDS_PER_STATEMENT), now);
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'agent heartbeat write failed');
+    }
+  }
+
+  #expireHandshakes(): void {
+    const now = Date.now();
+    for (const session of this.#handshaking) {
+      if (!session.isHandshaking) this.#handshaking.delete(session);
+      else if (now >= session.handshakeDeadline) {
+        this.#handshaking.delete(session);
+        session.refuse('HANDSHAKE_TIMEOUT', 'no enrol or hello in time');
+      }
+    }
+  }
+}
+
+function pathOf(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch (err) {
+    if (err instanceof TypeError) return undefined;
+    throw err;
+  }
+}

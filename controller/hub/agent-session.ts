@@ -1,0 +1,440 @@
+// One agent connection, from the challenge to the close: handshake (enrol or hello), then signed
+// frames in order (acks, results, reports, pings) and the commands the hub gives it to send.
+// Frames are handled one at a time so an ack is recorded before the result that follows it.
+//
+// A controller holds thousands of these, so a session keeps to a few fields: no timer (the hub
+// enforces the handshake deadline and the heartbeat from its own periodic sweeps), no closures (the
+// socket listeners are shared functions that find the session on the socket), no logger of its own
+// (the ids are added to the rare log line), and queues and maps only while they hold something.
+import { WebSocket, type RawData } from 'ws';
+import type { z } from 'zod';
+import {
+  encodeEnvelope,
+  generateSessionNonce,
+  type MESSAGE_SCHEMAS,
+  normaliseEnrolCode,
+  openEnvelope,
+  parseEnvelopeUnverified,
+  ProtocolError,
+  SequenceCounter,
+  SequenceGuard,
+  signEnvelope,
+  type AnyEnvelope,
+  type KeyPair,
+  type LinkErrorCode,
+  type MessageType,
+} from '../../protocol/index.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../logger.js';
+import type { AllocationsService } from '../modules/allocations/service.js';
+import type { CommandService } from './command-service.js';
+import type { AgentCommandsTable } from './tables.js';
+
+/** What a session needs from its hub. */
+export interface SessionHost {
+  readonly allocations: AllocationsService;
+  readonly commands: CommandService;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly identity: KeyPair;
+  readonly heartbeatSeconds: number;
+  /** Records the link as this session's (database first), replacing any older session of the agent. */
+  register(session: AgentSession): Promise<void>;
+  /** Called once, when the socket is closed and the session's handlers have finished. */
+  release(session: AgentSession): Promise<void>;
+}
+
+export interface SessionAgent {
+  allocationId: string;
+  agentId: string;
+  publicKey: string;
+  version: string;
+}
+
+/**
+ * The socket class of the hub's WebSocketServer: a ws WebSocket that carries its session, so that
+ * one set of listener functions serves every connection.
+ */
+export class AgentSocket extends WebSocket {
+  session: AgentSession | undefined;
+}
+
+// Frames waiting for their turn before the socket stops being read (backpressure on a flood).
+const MAX_BACKLOG = 16;
+// Time a refused peer has to answer the close frame before its socket is dropped.
+const CLOSE_GRACE_MS = 2_000;
+
+export class AgentSession {
+  /** The challenge nonce, also the `sid` of every envelope on this connection. */
+  readonly sid = generateSessionNonce();
+  /** Set once the handshake succeeded. */
+  agent: SessionAgent | undefined;
+  /** False between a heartbeat ping and any sign of life from the agent. */
+  alive = true;
+  /** Order in which the hub registered sessions; the sweep only judges sessions older than its read. */
+  registration = 0;
+  /** Wall time (ms) by which enrol or hello must have succeeded; the hub's sweep enforces it. */
+  handshakeDeadline = 0;
+
+  #state: 'handshake' | 'open' | 'closed' = 'handshake';
+  readonly #out = new SequenceCounter();
+  readonly #in = new SequenceGuard();
+  /** Commands sent on this link and not yet answered: id → name (a result then needs no read). */
+  #sent: Map<string, string> | undefined;
+  /** Frames received while one is being handled. */
+  #backlog: RawData[] | undefined;
+  #handling = false;
+  /** The delivery in progress; deliveries run one after another. */
+  #delivering: Promise<void> | undefined;
+  /** Frame handling and deliveries still running; the release waits for them. */
+  #busy = 0;
+  #socketClosed = false;
+  #released = false;
+
+  constructor(
+    private readonly ws: AgentSocket,
+    private readonly host: SessionHost,
+  ) {
+    ws.session = this;
+    ws.on('message', AgentSession.#onMessage);
+    ws.on('pong', AgentSession.#onPong);
+    ws.on('error', AgentSession.#onError);
+    ws.on('close', AgentSession.#onClose);
+  }
+
+  get isOpen(): boolean {
+    return this.#state === 'open';
+  }
+
+  /** True until enrol or hello has succeeded (or the session closed). */
+  get isHandshaking(): boolean {
+    return this.#state === 'handshake';
+  }
+
+  /** Sends the challenge and starts the handshake clock. */
+  start(handshakeTimeoutMs: number): void {
+    this.handshakeDeadline = Date.now() + handshakeTimeoutMs;
+    this.#send('challenge', {
+      nonce: this.sid,
+      controller_key: this.host.identity.publicKey,
+      server_time: this.host.clock.now().toISOString(),
+    });
+  }
+
+  /** Tells the agent why, then closes. Does nothing on a session already closing. */
+  refuse(code: LinkErrorCode, message: string): void {
+    if (this.#state === 'closed') return;
+    this.#send('error', { code, message });
+    this.#state = 'closed';
+    this.host.logger.info(this.#fields({ code, message }), 'agent link refused');
+    this.ws.close(closeCodeOf(code), code);
+    // A peer that never answers the close frame would hold the link for ws's 30 s close timeout.
+    setTimeout(() => this.ws.terminate(), CLOSE_GRACE_MS).unref();
+  }
+
+  /**
+   * Heartbeat: kills a socket that did not answer the last ping, else pings again.
+   * @returns true when the agent was alive (and is pinged), false when it was dropped.
+   */
+  heartbeat(): boolean {
+    if (!this.alive) {
+      this.host.logger.info(this.#fields({}), 'agent missed its heartbeat');
+      this.ws.terminate();
+      return false;
+    }
+    this.alive = false;
+    this.ws.ping();
+    return true;
+  }
+
+  /** Forcibly drops the socket (shutdown grace over). */
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  /** Sends every open command of the allocation (a fresh link also resends SENT and ACKED ones). */
+  deliverOpen(): Promise<void> {
+    return this.#deliver(() => this.host.commands.openFor(this.agent!.allocationId), false);
+  }
+
+  /** Sends command `id`, just queued in this process, if it is still QUEUED. */
+  deliverQueued(id: string): Promise<void> {
+    return this.#deliver(async () => {
+      const row = await this.host.commands.claimQueued(id, this.sid);
+      return row ? [row] : [];
+    }, true);
+  }
+
+  /** Sends the given commands of this session's allocation (the sweep's rows). */
+  deliverRows(rows: AgentCommandsTable[]): Promise<void> {
+    return this.#deliver(async () => rows, false);
+  }
+
+  // Deliveries run one after another; each command goes out at most once per connection, and only
+  // after the database has recorded the send on this connection's link (`claimed`: the read did).
+  #deliver(read: () => Promise<AgentCommandsTable[]>, claimed: boolean): Promise<void> {
+    const run = async () => {
+      if (!this.isOpen) return;
+      for (const row of await read()) {
+        if (!this.isOpen) return;
+        if (this.#sent?.has(row.id)) continue;
+        if (!claimed && !(await this.host.commands.claimForSend(row.id, this.sid))) continue;
+        (this.#sent ??= new Map()).set(row.id, row.name);
+        this.#send('command', {
+          id: row.id,
+          name: row.name,
+          params: JSON.parse(row.params) as Record<string, unknown>,
+          deadline: row.deadline,
+        });
+      }
+    };
+    this.#busy += 1;
+    const delivery: Promise<void> = (this.#delivering ?? Promise.resolve())
+      .then(run)
+      .catch((err: unknown) => {
+        this.host.logger.error(this.#fields({ err }), 'command delivery failed');
+      })
+      .finally(() => {
+        if (this.#delivering === delivery) this.#delivering = undefined;
+        this.#settle();
+      });
+    this.#delivering = delivery;
+    return delivery;
+  }
+
+  #receive(raw: RawData): void {
+    if (this.#handling) {
+      const backlog = (this.#backlog ??= []);
+      backlog.push(raw);
+      if (backlog.length >= MAX_BACKLOG) this.ws.pause();
+      return;
+    }
+    void this.#handleAll(raw);
+  }
+
+  // Handles `first`, then whatever arrived meanwhile, in order; frames after a close are dropped.
+  async #handleAll(first: RawData): Promise<void> {
+    this.#handling = true;
+    this.#busy += 1;
+    for (let raw: RawData | undefined = first; raw !== undefined; raw = this.#backlog?.shift()) {
+      if (this.#state === 'closed') break;
+      try {
+        await this.#handle(raw);
+      } catch (err) {
+        this.#fail(err);
+      }
+      if (this.ws.isPaused && (this.#backlog?.length ?? 0) <= 1) this.ws.resume();
+    }
+    this.#backlog = undefined;
+    this.#handling = false;
+    this.#settle();
+  }
+
+  async #handle(raw: RawData): Promise<void> {
+    this.alive = true;
+    if (this.#state === 'handshake') return this.#handshake(raw);
+    const agent = this.agent!;
+    const envelope = openEnvelope(raw, { publicKey: agent.publicKey, sid: this.sid, from: 'agent' });
+    this.#in.accept(envelope.seq);
+    await this.#dispatch(agent, envelope);
+  }
+
+  async #dispatch(agent: SessionAgent, envelope: AnyEnvelope): Promise<void> {
+    const { allocations, commands } = this.host;
+    switch (envelope.type) {
+      case 'ack':
+        return commands.acknowledge(agent.allocationId, envelope.body.id);
+      case 'result': {
+        const { id } = envelope.body;
+        await commands.complete(agent.allocationId, envelope.body, envelope.ts, this.#sent?.get(id));
+        // Final now (or already was): it will not be sent on this link again.
+        this.#sent?.delete(id);
+        return;
+      }
+      case 'report':
+        await allocations.recordReport(agent.allocationId, envelope.body);
+        // Acked after it is stored, every time: a resend means the agent missed the last ack.
+        this.#send('report_ack', { ids: [envelope.body.id] });
+        return;
+      case 'ping':
+        this.#send('pong', { t: envelope.body.t });
+        return;
+      case 'pong':
+        return;
+      case 'radius':
+        // Reserved for the RADIUS relay; nothing consumes it yet.
+        this.host.logger.debug(this.#fields({}), 'radius frame ignored');
+        return;
+      default:
+        this.refuse('UNEXPECTED_MESSAGE', `${envelope.type} not expected after the handshake`);
+    }
+  }
+
+  async #handshake(raw: RawData): Promise<void> {
+    const first = parseEnvelopeUnverified(raw, {
+      sid: this.sid,
+      expect: ['enrol', 'hello'],
+      from: 'agent',
+    });
+    const agent =
+      first.type === 'enrol'
+        ? await this.#enrol(raw, first.body.agent_key)
+        : await this.#hello(raw, first.body.agent_id);
+    // A method call, not a property read: the state changes across the awaits above.
+    if (!agent || this.#isClosed()) return;
+    this.agent = agent;
+    await this.host.register(this);
+    // The socket may have closed (or timed out) while the database was answering.
+    if (this.#isClosed()) return;
+    this.#state = 'open';
+    this.#send('welcome', {
+      agent_id: agent.agentId,
+      allocation_id: agent.allocationId,
+      controller_key: this.host.identity.publicKey,
+      heartbeat_seconds: this.host.heartbeatSeconds,
+    });
+    this.host.logger.info(this.#fields({ version: agent.version }), 'agent connected');
+    void this.deliverOpen();
+  }
+
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  async #enrol(raw: RawData, agentKey: string): Promise<SessionAgent | undefined> {
+    // Signed by the key it registers: proof that the agent holds the secret half.
+    const envelope = openEnvelope(raw, {
+      publicKey: agentKey,
+      sid: this.sid,
+      expect: ['enrol'],
+    });
+    this.#in.accept(envelope.seq);
+    const { body } = envelope;
+    const enrolled = await this.host.allocations.enrolAgent({
+      code: normaliseEnrolCode(body.code),
+      agentKey: body.agent_key,
+      agentVersion: body.agent_version,
+      facts: body.facts,
+      factsAt: envelope.ts,
+    });
+    if (!enrolled) {
+      this.refuse('ENROL_CODE_INVALID', 'enrolment code unknown, used or expired');
+      return undefined;
+    }
+    return {
+      allocationId: enrolled.allocationId,
+      agentId: enrolled.agentId,
+      publicKey: body.agent_key,
+      version: body.agent_version,
+    };
+  }
+
+  async #hello(raw: RawData, agentId: string): Promise<SessionAgent | undefined> {
+    const record = await this.host.allocations.findAgent(agentId);
+    if (!record) {
+      this.refuse('AGENT_UNKNOWN', 'no enrolled agent with this id and key');
+      return undefined;
+    }
+    let envelope;
+    try {
+      envelope = openEnvelope(raw, { publicKey: record.publicKey, sid: this.sid, expect: ['hello'] });
+    } catch (err) {
+      // A key that is not the registered one reads exactly like an unknown agent.
+      if (err instanceof ProtocolError && err.code === 'BAD_SIGNATURE') {
+        this.refuse('AGENT_UNKNOWN', 'no enrolled agent with this id and key');
+        return undefined;
+      }
+      throw err;
+    }
+    // Only after the signature: an unauthenticated peer learns nothing about revocations.
+    if (record.revoked) {
+      this.refuse('AGENT_REVOKED', 'this agent was revoked');
+      return undefined;
+    }
+    this.#in.accept(envelope.seq);
+    return {
+      allocationId: record.allocationId,
+      agentId,
+      publicKey: record.publicKey,
+      version: envelope.body.agent_version,
+    };
+  }
+
+  #fail(err: unknown): void {
+    if (err instanceof ProtocolError) {
+      this.refuse(err.code, err.message);
+      return;
+    }
+    this.host.logger.error(this.#fields({ err }), 'agent frame handling failed');
+    this.refuse('INTERNAL_ERROR', 'controller error; reconnect later');
+  }
+
+  #closed(code: number): void {
+    this.#state = 'closed';
+    this.#socketClosed = true;
+    this.host.logger.debug(this.#fields({ code }), 'agent link closed');
+    this.#releaseWhenIdle();
+  }
+
+  // One frame handler or delivery has finished.
+  #settle(): void {
+    this.#busy -= 1;
+    this.#releaseWhenIdle();
+  }
+
+  // The hub hears of the close once the socket is gone and nothing the session started is running.
+  #releaseWhenIdle(): void {
+    if (!this.#socketClosed || this.#busy > 0 || this.#released) return;
+    this.#released = true;
+    this.ws.session = undefined;
+    this.host.release(this).catch((err: unknown) => {
+      this.host.logger.error(this.#fields({ err }), 'releasing an agent link failed');
+    });
+  }
+
+  /** Log fields naming the agent, once known. */
+  #fields(extra: Record<string, unknown>): Record<string, unknown> {
+    const agent = this.agent;
+    return agent ? { allocationId: agent.allocationId, agentId: agent.agentId, ...extra } : extra;
+  }
+
+  #send<T extends MessageType>(type: T, body: z.input<(typeof MESSAGE_SCHEMAS)[T]>): void {
+    if (this.ws.readyState !== WebSocket.OPEN) return;
+    const envelope = signEnvelope(type, body, {
+      sid: this.sid,
+      seq: this.#out.next(),
+      secretKey: this.host.identity.secretKey,
+      now: this.host.clock.now(),
+    });
+    // No callback: a failed write closes the socket, and the close event does the cleanup.
+    this.ws.send(encodeEnvelope(envelope));
+  }
+
+  // The socket listeners: one function each for every connection, finding the session on the socket.
+  static #onMessage(this: WebSocket, raw: RawData): void {
+    const session = (this as AgentSocket).session;
+    if (session) session.#receive(raw);
+  }
+
+  static #onPong(this: WebSocket): void {
+    const session = (this as AgentSocket).session;
+    if (session) session.alive = true;
+  }
+
+  static #onError(this: WebSocket, err: Error): void {
+    // The close that follows does the work; the error itself is only worth a debug line.
+    const session = (this as AgentSocket).session;
+    if (session) session.host.logger.debug(session.#fields({ err }), 'agent socket error');
+  }
+
+  static #onClose(this: WebSocket, code: number): void {
+    const session = (this as AgentSocket).session;
+    if (session) session.#closed(code);
+  }
+}
+
+function closeCodeOf(code: LinkErrorCode): number {
+  if (code === 'SHUTTING_DOWN') return 1001;
+  if (code === 'INTERNAL_ERROR') return 1011;
+  return 1008;
+}

@@ -1,0 +1,40 @@
+// "Which instance holds this agent's socket?" is answered by never asking: a signal goes to every
+// instance and the holder acts. This in-process implementation reaches this instance only; the
+// hub's periodic sweep and the command service's short DB poll cover the other instances until a
+// PostgreSQL LISTEN/NOTIFY implementation of the same interface replaces them.
+import { EventEmitter } from 'node:events';
+import type { AgentCommandsTable } from './tables.js';
+
+export interface CommandSignals {
+  /** Command `commandId` was stored QUEUED for this allocation: whoever holds its link should send it now. */
+  commandQueued(allocationId: string, commandId: string): void;
+  onCommandQueued(listener: (allocationId: string, commandId: string) => void): () => void;
+  /**
+   * This command reached DONE, FAILED or EXPIRED. `row`, when given, is its final row as stored,
+   * so a waiter in the same process needs no read; a signal from elsewhere may come without it.
+   */
+  commandFinished(commandId: string, row?: AgentCommandsTable): void;
+  onCommandFinished(commandId: string, listener: (row?: AgentCommandsTable) => void): () => void;
+}
+
+export class LocalCommandSignals implements CommandSignals {
+  readonly #events = new EventEmitter().setMaxListeners(0);
+
+  commandQueued(allocationId: string, commandId: string): void {
+    this.#events.emit('queued', allocationId, commandId);
+  }
+
+  onCommandQueued(listener: (allocationId: string, commandId: string) => void): () => void {
+    this.#events.on('queued', listener);
+    return () => this.#events.off('queued', listener);
+  }
+
+  commandFinished(commandId: string, row?: AgentCommandsTable): void {
+    this.#events.emit(`finished:${commandId}`, row);
+  }
+
+  onCommandFinished(commandId: string, listener: (row?: AgentCommandsTable) => void): () => void {
+    this.#events.on(`finished:${commandId}`, listener);
+    return () => this.#events.off(`finished:${commandId}`, listener);
+  }
+}

@@ -1,0 +1,33 @@
+export type CommandState = 'QUEUED' | 'SENT' | 'ACKED' | 'DONE' | 'FAILED' | 'EXPIRED';
+
+/** States after which nothing changes a command any more. */
+export const FINAL_COMMAND_STATES: readonly CommandState[] = ['DONE', 'FAILED', 'EXPIRED'];
+/** States in which a command still waits for its outcome. */
+export const OPEN_COMMAND_STATES: readonly CommandState[] = ['QUEUED', 'SENT', 'ACKED'];
+
+/** One command for an agent: stored before it is sent, final exactly once. */
+export interface AgentCommandsTable {
+  id: string;
+  allocation_id: string;
+  client_id: string;
+  name: string;
+  /** JSON text. */
+  params: string;
+  state: CommandState;
+  deadline: string;
+  created_at: string;
+  sent_at: string | null;
+  acked_at: string | null;
+  finished_at: string | null;
+  /** How many times the command was put on a link (a resend after a reconnect counts). */
+  attempts: number;
+  /** JSON text of the agent's output (a backup's content included). */
+  output: string | null;
+  fault_code: string | null;
+  fault_message: string | null;
+  fault_retryable: number | null;
+}
+
+export interface HubTables {
+  agent_commands: AgentCommandsTable;
+}

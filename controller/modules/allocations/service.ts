@@ -1,0 +1,260 @@
+import { ROUTER_FACTS_SCHEMA, type MessageBody } from '../../../protocol/index.js';
+import { AppError } from '../../core/app-error.js';
+import { iso, type Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+import { ENROL_CODE_TTL_MS, generateEnrolCode, hashEnrolCode } from './enrol-code.js';
+import { installCommands, type InstallCommands } from './install-commands.js';
+import * as q from './queries.js';
+import type { AllocationsTable, LinkState } from './tables.js';
+
+export type EnrolmentStatus = 'AWAITING_ENROLMENT' | 'ENROLMENT_EXPIRED' | 'ENROLLED' | 'REVOKED';
+
+/** An allocation as clients see it. */
+export interface AllocationView {
+  id: string;
+  label: string | null;
+  created_at: string;
+  status: EnrolmentStatus;
+  /** Until when the enrolment code works; null once the agent has enrolled. */
+  enrolment_expires_at: string | null;
+  enrolled_at: string | null;
+  agent_version: string | null;
+  link_state: LinkState;
+  last_seen_at: string | null;
+  /** What the agent last reported about its router; every field null until it has. */
+  router: {
+    serial: string | null;
+    identity: string | null;
+    model: string | null;
+    routeros_version: string | null;
+    architecture: string | null;
+    board_name: string | null;
+    free_hdd_bytes: number | null;
+    total_hdd_bytes: number | null;
+    updated_at: string | null;
+  };
+}
+
+export interface Enrolment {
+  /** Shown once, in its display form XXXX-XXXX-XXXX. */
+  code: string;
+  expires_at: string;
+  controller_url: string;
+  install: InstallCommands;
+}
+
+export interface EnrolledAgent {
+  allocationId: string;
+  clientId: string;
+  agentId: string;
+}
+
+export interface AgentRecord {
+  allocationId: string;
+  clientId: string;
+  publicKey: string;
+  revoked: boolean;
+}
+
+export interface AllocationsOptions {
+  /** Base URL of this controller as agents reach it (read at each call: the port may be bound late). */
+  publicUrl: () => string;
+  /**
+   * A link whose holder has not refreshed `last_seen_at` for this long reads as DISCONNECTED,
+   * so an instance that died holding links does not leave them CONNECTED forever.
+   */
+  linkStaleMs: number;
+}
+
+const FACTS_PARTIAL = ROUTER_FACTS_SCHEMA.partial();
+
+export class AllocationsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: AllocationsOptions,
+  ) {}
+
+  /** A new router slot for the client and its one-time enrolment code (24 h). */
+  async create(
+    clientId: string,
+    input: { label?: string },
+  ): Promise<{ allocation: AllocationView; enrolment: Enrolment }> {
+    const now = this.clock.now();
+    const code = generateEnrolCode();
+    const row: AllocationsTable = {
+      id: newId(),
+      client_id: clientId,
+      label: input.label ?? null,
+      created_at: iso(now),
+      enrol_code_hash: hashEnrolCode(code),
+      enrol_code_expires_at: iso(new Date(now.getTime() + ENROL_CODE_TTL_MS)),
+      enrol_code_used_at: null,
+      agent_id: null,
+      agent_public_key: null,
+      agent_version: null,
+      enrolled_at: null,
+      revoked_at: null,
+      link_state: 'DISCONNECTED',
+      link_instance: null,
+      link_session: null,
+      last_seen_at: null,
+      router_serial: null,
+      router_identity: null,
+      router_model: null,
+      routeros_version: null,
+      architecture: null,
+      board_name: null,
+      free_hdd_bytes: null,
+      total_hdd_bytes: null,
+      facts_updated_at: null,
+    };
+    await q.insertAllocation(this.db, row);
+    const controllerUrl = this.options.publicUrl();
+    return {
+      allocation: this.#view(row, now),
+      enrolment: {
+        code,
+        expires_at: row.enrol_code_expires_at!,
+        controller_url: controllerUrl,
+        install: installCommands(controllerUrl, code),
+      },
+    };
+  }
+
+  async list(clientId: string): Promise<AllocationView[]> {
+    const now = this.clock.now();
+    return (await q.listForClient(this.db, clientId)).map((row) => this.#view(row, now));
+  }
+
+  /** The client's allocation; 404 for an unknown id or another tenant's. */
+  async get(clientId: string, id: string): Promise<AllocationView> {
+    const row = await q.findForClient(this.db, clientId, id);
+    if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
+    return this.#view(row, this.clock.now());
+  }
+
+  /**
+   * Enrolment by the hub: uses the code once and registers the agent's key. Facts sent with the
+   * enrolment are stored with `factsAt`. Undefined when the code is unknown, used, expired or revoked.
+   */
+  async enrolAgent(input: {
+    code: string;
+    agentKey: string;
+    agentVersion: string;
+    facts?: unknown;
+    factsAt: string;
+  }): Promise<EnrolledAgent | undefined> {
+    const agentId = newId();
+    const claimed = await q.claimEnrolCode(this.db, hashEnrolCode(input.code), iso(this.clock.now()), {
+      agent_id: agentId,
+      agent_public_key: input.agentKey,
+      agent_version: input.agentVersion,
+    });
+    if (!claimed) return undefined;
+    if (input.facts) await this.recordFacts(claimed.id, input.facts, input.factsAt);
+    return { allocationId: claimed.id, clientId: claimed.client_id, agentId };
+  }
+
+  /** The enrolled agent with this id (revoked ones included, so the hub can say so). */
+  async findAgent(agentId: string): Promise<AgentRecord | undefined> {
+    const row = await q.findByAgentId(this.db, agentId);
+    if (!row?.agent_public_key) return undefined;
+    return {
+      allocationId: row.id,
+      clientId: row.client_id,
+      publicKey: row.agent_public_key,
+      revoked: row.revoked_at !== null,
+    };
+  }
+
+  /**
+   * Stores one report of the agent's outbox, once whatever the number of resends; a new facts
+   * report also updates the allocation's router facts, in the same transaction.
+   * @returns true when this call stored it, false for a resend.
+   */
+  async recordReport(allocationId: string, report: MessageBody<'report'>): Promise<boolean> {
+    const receivedAt = iso(this.clock.now());
+    return this.db.transaction().execute(async (trx) => {
+      const stored = await q.insertReport(trx, {
+        id: report.id,
+        allocation_id: allocationId,
+        kind: report.kind,
+        at: report.at,
+        data: JSON.stringify(report.data),
+        received_at: receivedAt,
+      });
+      if (stored && report.kind === 'facts')
+        await this.#writeFacts(trx, allocationId, report.data, report.at);
+      return stored;
+    });
+  }
+
+  /** Updates the router facts it is given (all optional), unless newer ones are stored. */
+  async recordFacts(allocationId: string, facts: unknown, at: string): Promise<void> {
+    await this.#writeFacts(this.db, allocationId, facts, at);
+  }
+
+  async #writeFacts(db: Db, allocationId: string, facts: unknown, at: string): Promise<void> {
+    const parsed = FACTS_PARTIAL.safeParse(facts);
+    if (!parsed.success) {
+      // The report itself is kept; only the facts columns stay as they were.
+      this.logger.warn({ allocationId, issues: parsed.error.issues.length }, 'facts do not match the schema');
+      return;
+    }
+    const f = parsed.data;
+    const columns: q.FactColumns = {
+      router_serial: f.serial,
+      router_identity: f.identity,
+      router_model: f.model,
+      routeros_version: f.routeros_version,
+      architecture: f.architecture,
+      board_name: f.board_name,
+      free_hdd_bytes: f.free_hdd_bytes,
+      total_hdd_bytes: f.total_hdd_bytes,
+    };
+    // Absent facts leave their column alone rather than erasing what an earlier report said.
+    for (const key of Object.keys(columns) as (keyof q.FactColumns)[]) {
+      if (columns[key] === undefined) delete columns[key];
+    }
+    await q.updateFacts(db, allocationId, columns, at);
+  }
+
+  #view(row: AllocationsTable, now: Date): AllocationView {
+    const stale =
+      row.last_seen_at === null || now.getTime() - Date.parse(row.last_seen_at) > this.options.linkStaleMs;
+    return {
+      id: row.id,
+      label: row.label,
+      created_at: row.created_at,
+      status: enrolmentStatus(row, now),
+      enrolment_expires_at: row.enrolled_at ? null : row.enrol_code_expires_at,
+      enrolled_at: row.enrolled_at,
+      agent_version: row.agent_version,
+      link_state: row.link_state === 'CONNECTED' && !stale ? 'CONNECTED' : 'DISCONNECTED',
+      last_seen_at: row.last_seen_at,
+      router: {
+        serial: row.router_serial,
+        identity: row.router_identity,
+        model: row.router_model,
+        routeros_version: row.routeros_version,
+        architecture: row.architecture,
+        board_name: row.board_name,
+        free_hdd_bytes: row.free_hdd_bytes,
+        total_hdd_bytes: row.total_hdd_bytes,
+        updated_at: row.facts_updated_at,
+      },
+    };
+  }
+}
+
+function enrolmentStatus(row: AllocationsTable, now: Date): EnrolmentStatus {
+  if (row.revoked_at) return 'REVOKED';
+  if (row.enrolled_at) return 'ENROLLED';
+  return row.enrol_code_expires_at && Date.parse(row.enrol_code_expires_at) > now.getTime()
+    ? 'AWAITING_ENROLMENT'
+    : 'ENROLMENT_EXPIRED';
+}

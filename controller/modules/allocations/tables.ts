@@ -1,0 +1,52 @@
+export type LinkState = 'CONNECTED' | 'DISCONNECTED';
+
+/** One router slot of a client, its enrolled agent, the agent's link and the router's last facts. */
+export interface AllocationsTable {
+  id: string;
+  client_id: string;
+  label: string | null;
+  created_at: string;
+  /** SHA-256 hex of the normalised code; the code itself is shown once and never stored. */
+  enrol_code_hash: string | null;
+  enrol_code_expires_at: string | null;
+  enrol_code_used_at: string | null;
+  agent_id: string | null;
+  /** Base64 Ed25519 key the agent registered at enrolment; every later hello must be signed by it. */
+  agent_public_key: string | null;
+  agent_version: string | null;
+  enrolled_at: string | null;
+  revoked_at: string | null;
+  /** Written by the hub instance that holds the socket, so every instance can answer the list. */
+  link_state: LinkState;
+  link_instance: string | null;
+  /** Session id (challenge nonce) of the connection that owns the link; guards stale writes. */
+  link_session: string | null;
+  last_seen_at: string | null;
+  router_serial: string | null;
+  router_identity: string | null;
+  router_model: string | null;
+  routeros_version: string | null;
+  architecture: string | null;
+  board_name: string | null;
+  free_hdd_bytes: number | null;
+  total_hdd_bytes: number | null;
+  /** Time of the facts as the agent read them (not when they arrived), so an old resend never wins. */
+  facts_updated_at: string | null;
+}
+
+export type ReportKind = 'facts' | 'telemetry' | 'event';
+
+/** An agent outbox entry, stored once by its id however often it is resent. */
+export interface AgentReportsTable {
+  id: string;
+  allocation_id: string;
+  kind: ReportKind;
+  at: string;
+  data: string;
+  received_at: string;
+}
+
+export interface AllocationsTables {
+  allocations: AllocationsTable;
+  agent_reports: AgentReportsTable;
+}

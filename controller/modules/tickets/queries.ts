@@ -1,0 +1,141 @@
+import type { Db } from '../../db/database.js';
+import type { RadiusProfilesTable, RadiusTicketsTable, TicketStatus } from './tables.js';
+
+// ---- profiles ---------------------------------------------------------------------------------
+
+export const listProfiles = (db: Db, clientId: string) =>
+  db.selectFrom('radius_profiles').selectAll().where('client_id', '=', clientId).orderBy('name').execute();
+
+export const findProfileById = (db: Db, clientId: string, id: string) =>
+  db
+    .selectFrom('radius_profiles')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+
+export const findProfileByName = (db: Db, clientId: string, name: string) =>
+  db
+    .selectFrom('radius_profiles')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+
+export const profileNames = async (db: Db, clientId: string, names: string[]): Promise<Set<string>> =>
+  new Set(
+    (
+      await db
+        .selectFrom('radius_profiles')
+        .select('name')
+        .where('client_id', '=', clientId)
+        .where('name', 'in', names)
+        .execute()
+    ).map((r) => r.name),
+  );
+
+export type ProfilePatch = Partial<
+  Pick<
+    RadiusProfilesTable,
+    'rate_limit' | 'data_limit_bytes' | 'time_limit_seconds' | 'validity_seconds' | 'price_xof'
+  >
+>;
+
+/** Creates the profile or changes only the fields in the patch; one statement, so two PUTs cannot race. */
+export const upsertProfile = (db: Db, row: RadiusProfilesTable, patch: ProfilePatch) =>
+  db
+    .insertInto('radius_profiles')
+    .values(row)
+    .onConflict((oc) =>
+      oc.columns(['client_id', 'name']).doUpdateSet({ ...patch, updated_at: row.updated_at }),
+    )
+    .execute();
+
+/** A router's profiles: new ones are created, known ones only get the router's rate limit. */
+export const upsertRouterProfiles = (db: Db, rows: RadiusProfilesTable[]) =>
+  db
+    .insertInto('radius_profiles')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['client_id', 'name']).doUpdateSet((eb) => ({
+        rate_limit: eb.ref('excluded.rate_limit'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
+
+// ---- tickets ----------------------------------------------------------------------------------
+
+export const TICKET_COLUMNS = 14;
+
+/** Inserts a chunk; a code already taken in the tenant is skipped (not an error), and returned codes are the ones written. */
+export const insertTickets = async (db: Db, rows: RadiusTicketsTable[]): Promise<Set<string>> =>
+  new Set(
+    (
+      await db
+        .insertInto('radius_tickets')
+        .values(rows)
+        .onConflict((oc) => oc.columns(['client_id', 'code']).doNothing())
+        .returning('code')
+        .execute()
+    ).map((r) => r.code),
+  );
+
+export interface TicketFilter {
+  status?: TicketStatus | undefined;
+  reseller?: string | undefined;
+  limit: number;
+  offset: number;
+}
+
+const ticketWithProfile = (db: Db, clientId: string) =>
+  db
+    .selectFrom('radius_tickets as t')
+    .innerJoin('radius_profiles as p', (j) =>
+      j.onRef('p.id', '=', 't.profile_id').onRef('p.client_id', '=', 't.client_id'),
+    )
+    .selectAll('t')
+    .select('p.name as profile_name')
+    .where('t.client_id', '=', clientId);
+
+export type TicketRow = RadiusTicketsTable & { profile_name: string };
+
+export const listTickets = (db: Db, clientId: string, f: TicketFilter): Promise<TicketRow[]> => {
+  let q = ticketWithProfile(db, clientId);
+  // DELETED tickets left the catalogue: listed only when asked for by status.
+  q = f.status ? q.where('t.status', '=', f.status) : q.where('t.status', '!=', 'DELETED');
+  if (f.reseller !== undefined) q = q.where('t.reseller_name', '=', f.reseller);
+  return q.orderBy('t.created_at', 'desc').orderBy('t.code').limit(f.limit).offset(f.offset).execute();
+};
+
+export const findTicket = (db: Db, clientId: string, code: string): Promise<TicketRow | undefined> =>
+  ticketWithProfile(db, clientId).where('t.code', '=', code).executeTakeFirst();
+
+/** Moves a ticket from the status it was read in; 0 rows when it changed meanwhile. */
+export const setTicketStatus = async (
+  db: Db,
+  clientId: string,
+  code: string,
+  from: TicketStatus,
+  to: TicketStatus,
+) =>
+  Number(
+    (
+      await db
+        .updateTable('radius_tickets')
+        .set({ status: to })
+        .where('client_id', '=', clientId)
+        .where('code', '=', code)
+        .where('status', '=', from)
+        .executeTakeFirst()
+    ).numUpdatedRows,
+  );
+
+export const countByStatus = (db: Db, clientId: string, resellerName?: string) => {
+  let q = db
+    .selectFrom('radius_tickets')
+    .select((eb) => ['status', eb.fn.countAll().as('n')])
+    .where('client_id', '=', clientId);
+  if (resellerName !== undefined) q = q.where('reseller_name', '=', resellerName);
+  return q.groupBy('status').execute();
+};

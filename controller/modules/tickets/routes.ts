@@ -1,0 +1,117 @@
+import type { Api } from '../../http/api.js';
+import type { LicencesService } from '../licences/service.js';
+import type { TicketsService } from './service.js';
+import type { TicketStatus } from './tables.js';
+import {
+  createTicketsBody,
+  listTicketsQuery,
+  patchTicketBody,
+  profileBody,
+  profileParams,
+  ticketParams,
+} from './schemas.js';
+
+/** The manager's profile and ticket routes: client JWT and an active RADIUS licence. */
+export function ticketsRoutes(api: Api, tickets: TicketsService, licences: LicencesService): void {
+  const tenant = async (principal: { tenantId: string } | null): Promise<string> => {
+    const clientId = principal!.tenantId;
+    await licences.requireActive(clientId, 'RADIUS');
+    return clientId;
+  };
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/radius/profiles',
+      summary: 'Hotspot profiles with their price, limits and validity',
+      tags: ['radius'],
+      auth: ['client'],
+    },
+    async (_ctx, { principal }) => ({
+      success: true,
+      data: await tickets.listProfiles(await tenant(principal)),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: '/api/v1/radius/profiles/:name',
+      summary: "Set a profile's price, data limit, time limit, validity or rate limit (creates it if absent)",
+      tags: ['radius'],
+      auth: ['client'],
+      params: profileParams,
+      body: profileBody,
+    },
+    async (_ctx, { principal, params, body }) => {
+      const clientId = await tenant(principal);
+      return {
+        success: true,
+        data: await tickets.setProfile(clientId, params.name, {
+          price_xof: body.price,
+          data_limit_bytes: body.data_limit,
+          time_limit_seconds: body.time_limit,
+          validity_seconds: body.validity,
+          rate_limit: body.rate_limit,
+        }),
+      };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/radius/tickets',
+      summary: 'Create a batch of tickets of one profile',
+      tags: ['radius'],
+      auth: ['client'],
+      body: createTicketsBody,
+      status: 201,
+    },
+    async (_ctx, { principal, body }) => {
+      const clientId = await tenant(principal);
+      const created = await tickets.createTickets(clientId, {
+        profileId: body.profile_id,
+        quantity: body.quantity,
+        comment: body.comment ?? null,
+      });
+      return { success: true, data: { count: created.length, tickets: created } };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/radius/tickets',
+      summary: 'Tickets, newest first (DELETED only when asked for by status)',
+      tags: ['radius'],
+      auth: ['client'],
+      query: listTicketsQuery,
+    },
+    async (_ctx, { principal, query }) => {
+      const clientId = await tenant(principal);
+      const data = await tickets.listTickets(clientId, {
+        ...(query.status ? { status: query.status as TicketStatus } : {}),
+        limit: query.limit,
+        offset: query.offset,
+      });
+      return { success: true, data, limit: query.limit, offset: query.offset };
+    },
+  );
+
+  api.route(
+    {
+      method: 'patch',
+      path: '/api/v1/radius/tickets/:code',
+      summary: 'Suspend (DISABLED), re-enable (ACTIVE) or delete (DELETED) a ticket',
+      tags: ['radius'],
+      auth: ['client'],
+      params: ticketParams,
+      body: patchTicketBody,
+    },
+    async (_ctx, { principal, params, body }) => {
+      const clientId = await tenant(principal);
+      return { success: true, data: await tickets.setTicketStatus(clientId, params.code, body.status) };
+    },
+  );
+}

@@ -1,0 +1,173 @@
+// The statements RADIUS runs on the ticket store for every request or group commit: compiled
+// once per database by Kysely (correct SQL for either dialect), then only run.
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import { PreparedStatement, ShapedStatement, slot, type ShapeSlots } from './prepared-statement.js';
+import type { TicketStatus } from './tables.js';
+import type { AuthTicket } from './ticket-rules.js';
+
+export interface FirstUse {
+  code: string;
+  at: string;
+  nasId: string;
+  expiresAt: string | null;
+}
+
+export interface TicketUsage {
+  code: string;
+  bytes: number;
+  seconds: number;
+}
+
+const SHAPES = [16, 4, 1] as const;
+
+const AUTH_COLUMNS = [
+  't.code',
+  't.password',
+  't.status',
+  't.used_at',
+  't.expires_at',
+  't.bytes_used',
+  't.seconds_used',
+  'p.rate_limit',
+  'p.data_limit_bytes',
+  'p.time_limit_seconds',
+  'p.validity_seconds',
+] as const;
+
+/** `CASE code WHEN <code 0> THEN <field f of item 0> … END` over the n items of a shaped statement. */
+const perCode = (n: number, s: ShapeSlots, field: number) =>
+  sql`case ${sql.ref('radius_tickets.code')} ${sql.join(
+    Array.from({ length: n }, (_, i) => sql`when ${s.item(i, 0)} then ${s.item(i, field)}`),
+    sql` `,
+  )} end`;
+
+const codesOf = (n: number, s: ShapeSlots) => Array.from({ length: n }, (_, i) => s.item(i, 0));
+
+/** The statements RADIUS runs for every request or group commit, compiled once per database. */
+export class TicketStatements {
+  readonly #authMany: ShapedStatement<string, AuthTicket>;
+  readonly #firstUse: ShapedStatement<FirstUse>;
+  readonly #exhaust: PreparedStatement<unknown>;
+  readonly #usage: ShapedStatement<TicketUsage>;
+
+  constructor(db: Db) {
+    // The tickets and limits of the User-Names of requests that arrived together. Fixed: client_id. Item: code.
+    this.#authMany = new ShapedStatement(
+      SHAPES,
+      1,
+      1,
+      (code: string) => [code],
+      (n, s) =>
+        db
+          .selectFrom('radius_tickets as t')
+          .innerJoin('radius_profiles as p', (j) =>
+            j.onRef('p.id', '=', 't.profile_id').onRef('p.client_id', '=', 't.client_id'),
+          )
+          .select(AUTH_COLUMNS)
+          .where('t.client_id', '=', s.fixed(0))
+          .where('t.code', 'in', codesOf(n, s))
+          .compile(),
+    );
+    // ACTIVE → USED, conditional on ACTIVE, so two first authentications at once (or on two
+    // instances) set it once. Fixed: client_id. Item: code, used_at, first_nas_id, expires_at.
+    this.#firstUse = new ShapedStatement(
+      SHAPES,
+      1,
+      4,
+      (f: FirstUse) => [f.code, f.at, f.nasId, f.expiresAt],
+      (n, s) =>
+        db
+          .updateTable('radius_tickets')
+          .set({
+            status: 'USED',
+            used_at: sql<string>`coalesce(${sql.ref('used_at')}, ${perCode(n, s, 1)})`,
+            first_nas_id: sql<string>`coalesce(${sql.ref('first_nas_id')}, ${perCode(n, s, 2)})`,
+            expires_at: sql<string>`coalesce(${sql.ref('expires_at')}, ${perCode(n, s, 3)})`,
+          })
+          .where('client_id', '=', s.fixed(0))
+          .where('code', 'in', codesOf(n, s))
+          .where('status', '=', 'ACTIVE')
+          .compile(),
+    );
+    this.#exhaust = new PreparedStatement(
+      db
+        .updateTable('radius_tickets')
+        .set({ status: 'EXHAUSTED' })
+        .where('client_id', '=', slot(0))
+        .where('code', '=', slot(1))
+        .where('status', '=', 'USED')
+        .compile(),
+    );
+    // Usage totals from accounting and the status they imply, in one statement: a ticket seen
+    // first through accounting (authenticated elsewhere) becomes USED; one whose totals reach a
+    // limit of its profile becomes EXHAUSTED. The status test reads the new totals from the
+    // parameters, since SET expressions see the row as it was.
+    // Fixed: client_id, used_at, first_nas_id. Item: code, bytes, seconds.
+    this.#usage = new ShapedStatement(
+      SHAPES,
+      3,
+      3,
+      (u: TicketUsage) => [u.code, u.bytes, u.seconds],
+      (n, s) => {
+        const bytes = sql<number>`cast(${perCode(n, s, 1)} as bigint)`;
+        const seconds = sql<number>`cast(${perCode(n, s, 2)} as bigint)`;
+        return db
+          .updateTable('radius_tickets')
+          .set((eb) => ({
+            bytes_used: bytes,
+            seconds_used: seconds,
+            used_at: eb.fn.coalesce('used_at', eb.val(s.fixed(1))),
+            first_nas_id: eb.fn.coalesce('first_nas_id', eb.val(s.fixed(2))),
+            status: eb
+              .case()
+              .when('status', 'not in', ['ACTIVE', 'USED'])
+              .then(eb.ref('status'))
+              .when(
+                eb.exists(
+                  eb
+                    .selectFrom('radius_profiles as p')
+                    .select('p.id')
+                    .whereRef('p.id', '=', 'radius_tickets.profile_id')
+                    .where((e) =>
+                      e.or([
+                        e.and([
+                          e('p.data_limit_bytes', 'is not', null),
+                          e(bytes, '>=', e.ref('p.data_limit_bytes')),
+                        ]),
+                        e.and([
+                          e('p.time_limit_seconds', 'is not', null),
+                          e(seconds, '>=', e.ref('p.time_limit_seconds')),
+                        ]),
+                      ]),
+                    ),
+                ),
+              )
+              .then(eb.val<TicketStatus>('EXHAUSTED'))
+              .else(eb.val<TicketStatus>('USED'))
+              .end(),
+          }))
+          .where('client_id', '=', s.fixed(0))
+          .where('code', 'in', codesOf(n, s))
+          .compile();
+      },
+    );
+  }
+
+  /** Tickets of several User-Names (distinct) in one go; absent ones are missing from the result. */
+  findManyForAuth(db: Db, clientId: string, codes: readonly string[]): Promise<AuthTicket[]> {
+    return this.#authMany.run(db, codes, [clientId]);
+  }
+
+  async markFirstUse(db: Db, clientId: string, uses: readonly FirstUse[]): Promise<void> {
+    await this.#firstUse.run(db, uses, [clientId]);
+  }
+
+  async markExhausted(db: Db, clientId: string, code: string): Promise<void> {
+    await this.#exhaust.run(db, [clientId, code]);
+  }
+
+  async recordUsage(db: Db, clientId: string, nasId: string, at: string, usages: readonly TicketUsage[]) {
+    await this.#usage.run(db, usages, [clientId, at, nasId]);
+  }
+}

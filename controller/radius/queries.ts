@@ -1,0 +1,204 @@
+import type { Db } from '../db/database.js';
+import { ShapedStatement } from '../modules/tickets/prepared-statement.js';
+import type { RadiusAuthLogTable, RadiusSessionsTable } from './tables.js';
+
+const AUTH_LOG_FIELDS = [
+  'client_id',
+  'nas_id',
+  'username',
+  'result',
+  'reason',
+  'calling_station_id',
+  'at',
+] as const;
+
+/** Log rows in statements of a few fixed sizes, compiled once (a commit holds any number of rows). */
+export const authLogStatement = (db: Db) =>
+  new ShapedStatement(
+    [64, 8, 1],
+    0,
+    AUTH_LOG_FIELDS.length,
+    (row: RadiusAuthLogTable) => AUTH_LOG_FIELDS.map((f) => row[f]),
+    (n, s) =>
+      db
+        .insertInto('radius_auth_log')
+        .values(
+          Array.from(
+            { length: n },
+            (_, i) =>
+              Object.fromEntries(
+                AUTH_LOG_FIELDS.map((f, j) => [f, s.item(i, j)]),
+              ) as unknown as RadiusAuthLogTable,
+          ),
+        )
+        .compile(),
+  );
+
+const SESSION_FIELDS = [
+  'id',
+  'client_id',
+  'nas_id',
+  'ticket_code',
+  'acct_session_id',
+  'started_at',
+  'updated_at',
+  'stopped_at',
+  'input_octets',
+  'input_gigawords',
+  'output_octets',
+  'output_gigawords',
+  'total_bytes',
+  'session_time',
+  'terminate_cause',
+  'framed_ip',
+  'calling_station_id',
+] as const satisfies readonly (keyof RadiusSessionsTable)[];
+
+/**
+ * Writes session reports. A new session is inserted; a known one takes the report's counters
+ * only if they are not smaller than the stored ones (counters are absolute, so a duplicate or an
+ * older report changes nothing), and a stop, once recorded, stays.
+ */
+const upsertSessions = (db: Db, rows: RadiusSessionsTable[]) =>
+  db
+    .insertInto('radius_sessions')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['nas_id', 'acct_session_id']).doUpdateSet((eb) => {
+        const newer = eb('excluded.total_bytes', '>=', eb.ref('radius_sessions.total_bytes'));
+        const pick = <
+          C extends 'input_octets' | 'input_gigawords' | 'output_octets' | 'output_gigawords' | 'total_bytes',
+        >(
+          column: C,
+        ) =>
+          eb
+            .case()
+            .when(newer)
+            .then(eb.ref(`excluded.${column}`))
+            .else(eb.ref(`radius_sessions.${column}`))
+            .end();
+        return {
+          input_octets: pick('input_octets'),
+          input_gigawords: pick('input_gigawords'),
+          output_octets: pick('output_octets'),
+          output_gigawords: pick('output_gigawords'),
+          total_bytes: pick('total_bytes'),
+          session_time: eb
+            .case()
+            .when('excluded.session_time', '>', eb.ref('radius_sessions.session_time'))
+            .then(eb.ref('excluded.session_time'))
+            .else(eb.ref('radius_sessions.session_time'))
+            .end(),
+          updated_at: eb.ref('excluded.updated_at'),
+          stopped_at: eb.fn.coalesce('radius_sessions.stopped_at', 'excluded.stopped_at'),
+          terminate_cause: eb.fn.coalesce('radius_sessions.terminate_cause', 'excluded.terminate_cause'),
+          framed_ip: eb.fn.coalesce('excluded.framed_ip', 'radius_sessions.framed_ip'),
+          calling_station_id: eb.fn.coalesce(
+            'excluded.calling_station_id',
+            'radius_sessions.calling_station_id',
+          ),
+        };
+      }),
+    );
+
+/** The accounting statements of a group commit, compiled once in a few fixed sizes. */
+export class SessionStatements {
+  readonly #upsert: ShapedStatement<RadiusSessionsTable>;
+  readonly #usage: ShapedStatement<string, { ticket_code: string; bytes: unknown; seconds: unknown }>;
+
+  constructor(db: Db) {
+    // Rows must be of distinct sessions: one upsert may not touch a row twice on PostgreSQL.
+    this.#upsert = new ShapedStatement(
+      [16, 4, 1],
+      0,
+      SESSION_FIELDS.length,
+      (row: RadiusSessionsTable) => SESSION_FIELDS.map((f) => row[f]),
+      (n, s) =>
+        upsertSessions(
+          db,
+          Array.from(
+            { length: n },
+            (_, i) =>
+              Object.fromEntries(
+                SESSION_FIELDS.map((f, j) => [f, s.item(i, j)]),
+              ) as unknown as RadiusSessionsTable,
+          ),
+        ).compile(),
+    );
+    // Usage of tickets summed over all their sessions (open and closed). Fixed: client_id. Item: code.
+    this.#usage = new ShapedStatement(
+      [16, 4, 1],
+      1,
+      1,
+      (code: string) => [code],
+      (n, s) =>
+        db
+          .selectFrom('radius_sessions')
+          .select((eb) => [
+            'ticket_code',
+            eb.fn.sum<number>('total_bytes').as('bytes'),
+            eb.fn.sum<number>('session_time').as('seconds'),
+          ])
+          .where('client_id', '=', s.fixed(0))
+          .where(
+            'ticket_code',
+            'in',
+            Array.from({ length: n }, (_, i) => s.item(i, 0)),
+          )
+          .groupBy('ticket_code')
+          .compile(),
+    );
+  }
+
+  async upsert(db: Db, rows: RadiusSessionsTable[]): Promise<void> {
+    await this.#upsert.run(db, rows);
+  }
+
+  async usage(
+    db: Db,
+    clientId: string,
+    codes: string[],
+  ): Promise<{ code: string; bytes: number; seconds: number }[]> {
+    const rows = await this.#usage.run(db, codes, [clientId]);
+    return rows.map((r) => ({
+      code: r.ticket_code,
+      bytes: Number(r.bytes ?? 0),
+      seconds: Number(r.seconds ?? 0),
+    }));
+  }
+}
+
+/** Accounting-On/Off: the NAS restarted, so its open sessions ended. */
+export const closeNasSessions = (db: Db, clientId: string, nasId: string, at: string) =>
+  db
+    .updateTable('radius_sessions')
+    .set({ stopped_at: at, terminate_cause: 'NAS-Reboot', updated_at: at })
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('stopped_at', 'is', null)
+    .execute();
+
+export const tenantsWithStaleSessions = async (db: Db, cutoff: string): Promise<string[]> =>
+  (
+    await db
+      .selectFrom('radius_sessions')
+      .select('client_id')
+      .distinct()
+      .where('stopped_at', 'is', null)
+      .where('updated_at', '<', cutoff)
+      .execute()
+  ).map((r) => r.client_id);
+
+/** Sessions silent since before the cutoff end where they were last heard of, usage kept. */
+export const closeStaleSessions = async (db: Db, clientId: string, cutoff: string): Promise<number> =>
+  Number(
+    (
+      await db
+        .updateTable('radius_sessions')
+        .set((eb) => ({ stopped_at: eb.ref('updated_at'), terminate_cause: 'Lost-Service' }))
+        .where('client_id', '=', clientId)
+        .where('stopped_at', 'is', null)
+        .where('updated_at', '<', cutoff)
+        .executeTakeFirst()
+    ).numUpdatedRows,
+  );

@@ -1,0 +1,215 @@
+// The RADIUS server core: verifies each packet against its NAS's secret, answers retransmits from
+// a cache, dispatches to the authentication or accounting handler and owns the group commit.
+// `handle` is transport-free so the agent relay can feed it packets as the UDP listener does.
+import type { Clock } from '../core/clock.js';
+import type { Db } from '../db/database.js';
+import type { JobDefinition } from '../jobs/scheduler.js';
+import type { Logger } from '../logger.js';
+import type { TicketsService } from '../modules/tickets/service.js';
+import { AccessHandler, type AcceptedEvent } from './access-handler.js';
+import { AccountingHandler } from './accounting-handler.js';
+import { bookkeeping } from './bookkeeping.js';
+import { ensureDictionaries } from './dictionary.js';
+import type { NasDirectory, NasEntry } from './nas-directory.js';
+import {
+  CODE,
+  accountingAuthenticatorValid,
+  checkMessageAuthenticator,
+  readPacket,
+  type PacketHeader,
+} from './packet-crypto.js';
+import * as q from './queries.js';
+import { encodeReply } from './reply-builder.js';
+import { RetransmitCache } from './retransmit-cache.js';
+import { TicketLookup } from './ticket-lookup.js';
+import {
+  UdpListener,
+  type ListenOptions,
+  type PacketKind,
+  type PacketSource,
+  type RadiusAddresses,
+} from './udp-listener.js';
+import { WriteBehind } from './write-behind.js';
+
+export const STALE_SESSIONS_JOB = 'RADIUS_STALE_SESSIONS';
+
+export interface RadiusServiceDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  tickets: TicketsService;
+  nas: NasDirectory;
+}
+
+export interface RadiusServiceOptions {
+  /** Acct-Interim-Interval answered to the NAS, in seconds; a session silent 3 × this long is closed. */
+  interimSeconds: number;
+  /** Longest wait before the authentication log is written (group commit). */
+  flushDelayMs?: number;
+  /** Queued log rows that trigger a commit at once. */
+  flushRows?: number;
+  /** How long a reply is kept to answer a retransmit of its request. */
+  retransmitWindowMs?: number;
+  /** Drop Access-Requests without Message-Authenticator (RouterOS 6 sends none; 7.15+ does). */
+  requireMessageAuthenticator?: boolean;
+}
+
+export type AcceptedListener = (event: AcceptedEvent) => void;
+
+export class RadiusService {
+  readonly #writer: WriteBehind;
+  readonly #access: AccessHandler;
+  readonly #accounting: AccountingHandler;
+  readonly #cache: RetransmitCache;
+  readonly #listeners = new Set<AcceptedListener>();
+  #listener: UdpListener | null = null;
+  #addresses: RadiusAddresses | null = null;
+
+  constructor(
+    private readonly deps: RadiusServiceDeps,
+    private readonly options: RadiusServiceOptions,
+  ) {
+    ensureDictionaries();
+    this.#writer = new WriteBehind(
+      deps.db,
+      bookkeeping(deps.db, deps.tickets),
+      { maxDelayMs: options.flushDelayMs ?? 20, maxRows: options.flushRows ?? 500 },
+      deps.logger,
+    );
+    this.#access = new AccessHandler({
+      tickets: new TicketLookup(deps.tickets),
+      writer: this.#writer,
+      clock: deps.clock,
+      interimSeconds: options.interimSeconds,
+      accepted: (e) => this.#emitAccepted(e),
+    });
+    this.#accounting = new AccountingHandler(this.#writer, deps.clock, deps.logger);
+    this.#cache = new RetransmitCache(options.retransmitWindowMs ?? 5_000);
+  }
+
+  /** Called after each accepted authentication (notifications). Returns the unsubscribe function. */
+  onAccepted(listener: AcceptedListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * One request from a NAS: the signed reply, or null when it is to be dropped unanswered
+   * (malformed, unknown NAS, bad authenticator or Message-Authenticator, retransmit still in work).
+   */
+  async handle(kind: PacketKind, msg: Buffer, source: PacketSource): Promise<Buffer | null> {
+    const read = readPacket(msg);
+    if (!read || !this.#expected(kind, read.header.code)) return null;
+    const { header, packet } = read;
+    const nas = await this.deps.nas.lookup(source.address);
+    if (!nas) return null;
+    const key = RetransmitCache.key(kind, source.address, source.port, packet);
+    const cached = this.#cache.get(key);
+    if (cached !== undefined) return Buffer.isBuffer(cached) ? cached : null;
+    if (!this.#authentic(header, packet, nas)) {
+      this.deps.logger.debug({ nasId: nas.nasId, code: header.code }, 'radius packet failed verification');
+      return null;
+    }
+    this.#cache.set(key, 'pending');
+    try {
+      const reply = await this.#dispatch(kind, header, packet, nas);
+      this.#cache.set(key, reply);
+      return reply;
+    } catch (err) {
+      // Bookkeeping could not be committed: no answer, so the NAS retries this very request.
+      this.#cache.delete(key);
+      throw err;
+    }
+  }
+
+  /** Binds the UDP sockets (port 0 picks free ones). */
+  async listen(options: ListenOptions): Promise<RadiusAddresses> {
+    const listener = new UdpListener((kind, msg, source) => this.handle(kind, msg, source), this.deps.logger);
+    this.#addresses = await listener.listen(options);
+    this.#listener = listener;
+    this.deps.logger.info(
+      { auth: this.#addresses.auth, acct: this.#addresses.acct, interim: this.options.interimSeconds },
+      'radius listening',
+    );
+    return this.#addresses;
+  }
+
+  get addresses(): RadiusAddresses | null {
+    return this.#addresses;
+  }
+
+  /** Commits everything queued (authentication log included) and waits for it. */
+  flush(): Promise<void> {
+    return this.#writer.flush();
+  }
+
+  /** Stops listening, lets the requests in work finish, then commits what is queued. */
+  async close(): Promise<void> {
+    const listener = this.#listener;
+    this.#listener = null;
+    this.#addresses = null;
+    if (listener) await listener.close();
+    await this.#writer.flush();
+  }
+
+  /**
+   * Sessions with no report for 3 × the interim interval (the NAS went silent, the Stop was lost)
+   * are closed with Lost-Service where they were last heard of; the usage counted so far stays.
+   */
+  async closeStaleSessions(now: Date): Promise<{ closed: number }> {
+    await this.#writer.flush();
+    const cutoff = new Date(now.getTime() - 3 * this.options.interimSeconds * 1000).toISOString();
+    let closed = 0;
+    for (const clientId of await q.tenantsWithStaleSessions(this.deps.db, cutoff)) {
+      closed += await q.closeStaleSessions(this.deps.db, clientId, cutoff);
+    }
+    return { closed };
+  }
+
+  staleSessionsJob(): JobDefinition {
+    return {
+      name: STALE_SESSIONS_JOB,
+      cadence: { everyMs: this.options.interimSeconds * 1000 },
+      run: (now) => this.closeStaleSessions(now),
+    };
+  }
+
+  #expected(kind: PacketKind, code: number): boolean {
+    if (code === CODE.STATUS_SERVER) return true;
+    return kind === 'auth' ? code === CODE.ACCESS_REQUEST : code === CODE.ACCOUNTING_REQUEST;
+  }
+
+  #authentic(header: PacketHeader, packet: Buffer, nas: NasEntry): boolean {
+    const ma = checkMessageAuthenticator(packet, nas.secret);
+    if (ma === 'invalid') return false;
+    switch (header.code) {
+      case CODE.ACCESS_REQUEST:
+        return ma === 'valid' || !this.options.requireMessageAuthenticator;
+      case CODE.ACCOUNTING_REQUEST:
+        return accountingAuthenticatorValid(packet, nas.secret);
+      default:
+        // Status-Server must carry a Message-Authenticator (RFC 5997 §3).
+        return ma === 'valid';
+    }
+  }
+
+  #dispatch(kind: PacketKind, header: PacketHeader, packet: Buffer, nas: NasEntry): Promise<Buffer> {
+    if (header.code === CODE.STATUS_SERVER) {
+      const code = kind === 'auth' ? 'Access-Accept' : 'Accounting-Response';
+      return Promise.resolve(encodeReply(code, packet, nas.secret, []));
+    }
+    return kind === 'auth' ? this.#access.handle(packet, nas) : this.#accounting.handle(packet, nas);
+  }
+
+  #emitAccepted(event: AcceptedEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.deps.logger.error({ err }, 'radius accepted listener failed');
+      }
+    }
+  }
+}
+
+export type { AcceptedEvent } from './access-handler.js';

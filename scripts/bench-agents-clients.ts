@@ -1,0 +1,202 @@
+// One client process of `npm run bench:agents`: holds up to --count simulated site agents from one
+// source address, each speaking the real agent link: the challenge is verified with the pinned
+// controller key, `hello` is signed with the agent's own key, every controller frame is opened
+// (signature, session, sequence), each `command` gets `ack` then `result` DONE with a valid output,
+// protocol pings get a pong and websocket pings are answered by ws.
+// Forked by scripts/bench-agents.ts (IPC): {target: N} grows or shrinks to N linked agents,
+// {stop: true} closes everything and exits. Reports {open, connecting, failed, refused} to the parent.
+//   node --import tsx scripts/bench-agents-clients.ts --url ws://… --agents FILE --from 0 --count 2500 --local 127.0.0.10
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { WebSocket, type RawData } from 'ws';
+import type { z } from 'zod';
+import {
+  encodeEnvelope,
+  openEnvelope,
+  parseEnvelopeUnverified,
+  SequenceCounter,
+  SequenceGuard,
+  signEnvelope,
+  type MESSAGE_SCHEMAS,
+  type MessageType,
+} from '../protocol/index.js';
+import { sampleOutput } from '../test/support/fake-agent.js';
+import type { BenchAgentIdentity } from './bench-agents-server.js';
+
+const { values: opt } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    agents: { type: 'string' },
+    from: { type: 'string', default: '0' },
+    count: { type: 'string', default: '2500' },
+    local: { type: 'string', default: '' },
+    ramp: { type: 'string', default: '100' },
+    target: { type: 'string', default: '0' },
+    'max-seconds': { type: 'string', default: '600' },
+  },
+});
+if (!opt.url || !opt.agents) throw new Error('--url and --agents are required');
+const url = opt.url;
+const ramp = Number(opt.ramp);
+const file = JSON.parse(readFileSync(opt.agents, 'utf8')) as {
+  controller_key: string;
+  agents: BenchAgentIdentity[];
+};
+const controllerKey = file.controller_key;
+const identities = file.agents.slice(Number(opt.from), Number(opt.from) + Number(opt.count));
+
+let target = Number(opt.target);
+let open = 0;
+let connecting = 0;
+let failed = 0;
+let refused = 0;
+let stopping = false;
+const links = new Set<AgentLink>();
+// Identities not in use by a socket; a closed link gives its identity back.
+const idle = [...identities].reverse();
+
+class AgentLink {
+  sid = '';
+  linked = false;
+  readonly #out = new SequenceCounter();
+  readonly #in = new SequenceGuard();
+
+  constructor(
+    readonly identity: BenchAgentIdentity,
+    readonly ws: WebSocket,
+  ) {
+    ws.on('message', (raw) => this.#receive(raw));
+    ws.on('error', () => undefined);
+    ws.once('close', () => this.#closed());
+  }
+
+  send<T extends MessageType>(type: T, body: z.input<(typeof MESSAGE_SCHEMAS)[T]>): void {
+    const envelope = signEnvelope(type, body, {
+      sid: this.sid,
+      seq: this.#out.next(),
+      secretKey: this.identity.secret_key,
+    });
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(encodeEnvelope(envelope));
+  }
+
+  #receive(raw: RawData): void {
+    try {
+      if (!this.sid) {
+        // Enrolled agent: the challenge must come from the pinned key and announce it.
+        this.sid = parseEnvelopeUnverified(raw, { expect: ['challenge'] }).sid;
+        const challenge = openEnvelope(raw, {
+          publicKey: controllerKey,
+          sid: this.sid,
+          expect: ['challenge'],
+          from: 'controller',
+        });
+        this.#in.accept(challenge.seq);
+        if (challenge.body.controller_key !== controllerKey) throw new Error('challenge from another key');
+        this.send('hello', {
+          agent_id: this.identity.agent_id,
+          agent_version: '0.1.0-bench',
+          capabilities: ['router.ping', 'router.facts'],
+        });
+        return;
+      }
+      const envelope = openEnvelope(raw, { publicKey: controllerKey, sid: this.sid, from: 'controller' });
+      this.#in.accept(envelope.seq);
+      switch (envelope.type) {
+        case 'welcome':
+          if (envelope.body.agent_id !== this.identity.agent_id) throw new Error('welcome for another agent');
+          this.linked = true;
+          connecting -= 1;
+          open += 1;
+          report();
+          fill();
+          return;
+        case 'command':
+          // A real agent journals before the ack; the bench measures the link, not the disk.
+          this.send('ack', { id: envelope.body.id });
+          this.send('result', { id: envelope.body.id, status: 'DONE', output: sampleOutput(envelope.body.name) });
+          return;
+        case 'ping':
+          this.send('pong', { t: envelope.body.t });
+          return;
+        case 'error':
+          refused += 1;
+          return;
+        default:
+          return;
+      }
+    } catch (err) {
+      // A frame that does not verify ends the link, as in the real agent.
+      if (process.env.BENCH_DEBUG) console.error('bench agent:', err);
+      this.ws.terminate();
+    }
+  }
+
+  #closed(): void {
+    links.delete(this);
+    idle.push(this.identity);
+    if (this.linked) open -= 1;
+    else {
+      connecting -= 1;
+      failed += 1;
+    }
+    report();
+    if (!stopping) setTimeout(fill, 100);
+  }
+}
+
+let reportTimer: NodeJS.Timeout | undefined;
+function report(): void {
+  reportTimer ??= setTimeout(() => {
+    reportTimer = undefined;
+    const m = { open, connecting, failed, refused };
+    if (process.send) process.send(m);
+    else console.log(JSON.stringify(m));
+  }, 50);
+}
+
+/** Opens links until `target` are linked or handshaking, at most `ramp` handshakes at a time. */
+function fill(): void {
+  while (!stopping && open + connecting < target && connecting < ramp && idle.length > 0) {
+    const identity = idle.pop()!;
+    connecting += 1;
+    const ws = new WebSocket(url, {
+      perMessageDeflate: false,
+      handshakeTimeout: 10_000,
+      ...(opt.local ? { localAddress: opt.local } : {}),
+    });
+    links.add(new AgentLink(identity, ws));
+  }
+  // Shrinking (not used by the bench, handy by hand): drop the surplus links.
+  if (open > target) {
+    let surplus = open - target;
+    for (const link of links) {
+      if (surplus-- <= 0) break;
+      if (link.linked) link.ws.close();
+    }
+  }
+}
+
+function stop(): void {
+  if (stopping) return;
+  stopping = true;
+  for (const link of links) link.ws.terminate();
+  setTimeout(() => process.exit(0), 200);
+}
+
+process.on('message', (m: { target?: number; stop?: boolean }) => {
+  if (m.stop) stop();
+  else if (m.target !== undefined) {
+    target = m.target;
+    fill();
+    report();
+  }
+});
+// Parent gone: never linger.
+process.on('disconnect', stop);
+process.on('SIGTERM', stop);
+setTimeout(() => {
+  console.error('bench clients: max-seconds reached');
+  stop();
+}, Number(opt['max-seconds']) * 1000).unref();
+fill();
+if (!process.send) setInterval(report, 1000);

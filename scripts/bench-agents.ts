@@ -1,0 +1,630 @@
+// `npm run bench:agents`: the agent link under load, beside a bare `ws` server measured in the same run.
+//   1. agent packaging: node packaging/build-agent.js, bundle and executable size, `--version` start
+//      time (median of 5), `status --json` on an empty state directory;
+//   2. the peer: /work/shared/bench/ws/bench.js as it is (1k/5k/10k idle connections, RTT at 10k);
+//   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
+//      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
+//      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
+//      1,000 distinct agents at 10k;
+//   4. the real agent (agent/cli.ts run, its bundle and its executable) against a simulated router:
+//      idle RSS after 30 s, then one router.ping through each;
+//   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
+// Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
+//   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,agent,package]
+import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PEER_DIR = '/work/shared/bench';
+const BUNDLE_DIR = join(ROOT, 'dist/agent-bundle');
+const BUNDLE = join(BUNDLE_DIR, 'ticketnet-agent.cjs');
+const EXECUTABLE = join(BUNDLE_DIR, 'ticketnet-agent');
+
+const { values: opt } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '1000,5000,10000' },
+    procs: { type: 'string', default: '4' },
+    'rtt-n': { type: 'string', default: '1000' },
+    'idle-seconds': { type: 'string', default: '30' },
+    'settle-seconds': { type: 'string', default: '3' },
+    'max-seconds': { type: 'string', default: '570' },
+    /** Comma-separated sections to leave out: package, peer, ours, agent. */
+    skip: { type: 'string', default: '' },
+    /** Also write the report (and the raw figures as JSON) to this file. */
+    out: { type: 'string' },
+    /** Keep the temporary directory (database, logs) for a look afterwards. */
+    keep: { type: 'boolean', default: false },
+  },
+});
+const steps = opt.steps.split(',').map(Number);
+const maxConns = Math.max(...steps);
+const procs = Number(opt.procs);
+const skip = new Set(opt.skip.split(',').filter(Boolean));
+const maxSeconds = Number(opt['max-seconds']);
+const startedAt = Date.now();
+const secondsLeft = () => Math.max(10, Math.floor(maxSeconds - (Date.now() - startedAt) / 1000));
+const work = mkdtempSync(join(tmpdir(), 'tn-bench-agents-'));
+
+// --- processes: all tracked, all stopped by PID ------------------------------------------------
+
+const children = new Set<ChildProcess>();
+
+function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** PIDs of a process's descendants (peer bench.js forks its own server and clients), deepest first. */
+function descendants(pid: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Field 4 of /proc/PID/stat, after the parenthesised command (which may hold spaces).
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, parent] of parentOf) {
+      if (parent === p) {
+        walk(child);
+        out.push(child);
+      }
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+function killPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function stopChild(child: ChildProcess, graceMs = 3000): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const pids = [...descendants(child.pid), child.pid];
+  for (const pid of pids) killPid(pid, 'SIGTERM');
+  if ((await Promise.race([exited.then(() => 'done'), sleep(graceMs)])) !== 'done') {
+    for (const pid of pids) killPid(pid, 'SIGKILL');
+    await exited;
+  }
+  // A descendant that ignored SIGTERM while its parent exited must not outlive the run either.
+  for (const pid of pids) killPid(pid, 'SIGKILL');
+}
+
+async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stopChild(c)));
+}
+
+function killAllNow(): void {
+  for (const child of children) {
+    if (child.pid === undefined) continue;
+    for (const pid of [...descendants(child.pid), child.pid]) killPid(pid, 'SIGKILL');
+  }
+}
+
+// The hard limit: whatever is running is killed and the run fails.
+setTimeout(() => {
+  console.error(`bench: --max-seconds ${maxSeconds} reached, stopping everything`);
+  killAllNow();
+  process.exit(1);
+}, maxSeconds * 1000).unref();
+process.on('SIGINT', () => {
+  killAllNow();
+  process.exit(130);
+});
+
+/** Runs node (or an executable) and collects its stdout; stderr passes through. */
+function run(cmd: string, args: string[], options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv }) {
+  return new Promise<{ code: number | null; out: string; err: string }>((done) => {
+    const child = track(
+      spawn(cmd, args, {
+        cwd: options.cwd ?? ROOT,
+        env: options.env ?? process.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => void stopChild(child), options.timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      done({ code, out, err });
+    });
+  });
+}
+
+/** Starts a process whose first stdout line matching `ready` is JSON describing it. */
+async function startService(
+  cmd: string,
+  args: string[],
+  ready: RegExp,
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ child: ChildProcess; info: Record<string, unknown> }> {
+  const child = track(spawn(cmd, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  let log = '';
+  // Both streams are always drained: a full pipe would block the service's synchronous writes.
+  child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+  const info = await new Promise<Record<string, unknown>>((resolveInfo, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: not ready in 120 s\n${log}`)), 120_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const line = buffered.split('\n').find((l) => ready.test(l));
+      if (line) {
+        clearTimeout(timer);
+        resolveInfo(JSON.parse(line) as Record<string, unknown>);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}\n${buffered}${log}`)));
+  });
+  child.once('exit', () => writeFileSync(logFile, log));
+  return { child, info };
+}
+
+const getJson = async <T>(base: string, path: string, timeoutMs = 120_000): Promise<T> => {
+  const res = await fetch(new URL(path, base), { signal: AbortSignal.timeout(timeoutMs) });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+};
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
+const mib = (bytes: number) => bytes / 2 ** 20;
+const rssOf = (pid: number) =>
+  1024 * Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+
+// --- figures ------------------------------------------------------------------------------------
+
+interface StepFigure {
+  conns: number;
+  rss: number;
+  heapUsed: number;
+  bytesPerConn: number;
+  heapPerConn: number;
+  connectSeconds: number | null;
+}
+interface RttFigure {
+  n: number;
+  lost: number;
+  p50: number | null;
+  p90: number | null;
+  p99: number | null;
+  max: number | null;
+}
+interface ServerFigures {
+  base: { rss: number; heapUsed: number };
+  steps: StepFigure[];
+  serial?: RttFigure;
+  burst?: RttFigure;
+  failed?: number;
+}
+interface AgentFigures {
+  bundleBytes?: number;
+  executableBytes?: number;
+  startMs?: { executable: number; bundle: number; runs: number[] };
+  status?: { code: number | null; ok: boolean; note: string };
+  idle?: { variant: string; rssBytes: number | null; ping: string }[];
+  problems: string[];
+}
+
+const report: { peer?: ServerFigures; ours?: ServerFigures; agent: AgentFigures; notes: string[] } = {
+  agent: { problems: [] },
+  notes: [],
+};
+
+// --- 1. packaging -------------------------------------------------------------------------------
+
+async function packaging(): Promise<void> {
+  const a = report.agent;
+  const built = await run(process.execPath, ['packaging/build-agent.js'], { timeoutMs: 180_000 });
+  if (built.code !== 0 || !existsSync(EXECUTABLE)) {
+    a.problems.push(`build-agent.js exited ${built.code}: ${built.err.trim().split('\n').slice(-3).join(' | ')}`);
+    return;
+  }
+  a.bundleBytes = statSync(BUNDLE).size;
+  a.executableBytes = statSync(EXECUTABLE).size;
+  const timeOne = (cmd: string, args: string[]) => {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0 || !/^\d+\.\d+\.\d+/.test(r.stdout)) a.problems.push(`${cmd} --version: ${r.stderr}`);
+    if (r.stderr.trim()) a.problems.push(`${cmd} --version wrote to stderr: ${r.stderr.trim().split('\n')[0]}`);
+    return ms;
+  };
+  // One untimed run each, so the page cache holds the 95 MiB executable as it would on a router.
+  timeOne(EXECUTABLE, ['--version']);
+  timeOne(process.execPath, [BUNDLE, '--version']);
+  const exeRuns = Array.from({ length: 5 }, () => timeOne(EXECUTABLE, ['--version']));
+  const bundleRuns = Array.from({ length: 5 }, () => timeOne(process.execPath, [BUNDLE, '--version']));
+  a.startMs = { executable: median(exeRuns), bundle: median(bundleRuns), runs: exeRuns };
+
+  const stateDir = join(work, 'empty-state');
+  // Port 1 on loopback refuses at once: status must report the router unreachable, not hang.
+  const status = spawnSync(EXECUTABLE, ['--state-dir', stateDir, 'status', '--json', '--router-port', '1'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  let note: string;
+  let ok = false;
+  try {
+    const parsed = JSON.parse(status.stdout) as { enrolled: boolean; router: { reachable: boolean } };
+    ok = parsed.enrolled === false && parsed.router.reachable === false && status.status === 1;
+    note = `exit ${status.status}, enrolled=${parsed.enrolled}, router reachable=${parsed.router.reachable}`;
+  } catch {
+    note = `exit ${status.status}, not JSON: ${status.stdout.slice(0, 200)} ${status.stderr.slice(0, 200)}`;
+  }
+  a.status = { code: status.status, ok, note };
+}
+
+// --- 2. the peer --------------------------------------------------------------------------------
+
+async function peer(): Promise<void> {
+  if (!existsSync(join(PEER_DIR, 'node_modules/ws/package.json'))) {
+    const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+      cwd: PEER_DIR,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    if (installed.status !== 0) throw new Error(`npm install in ${PEER_DIR} failed: ${installed.stderr}`);
+  }
+  const limit = Math.min(300, secondsLeft() - 60);
+  const r = await run(
+    process.execPath,
+    [
+      join(PEER_DIR, 'ws/bench.js'),
+      '--steps',
+      opt.steps,
+      '--runs',
+      '1',
+      '--rtt-reps',
+      '1',
+      '--rtt-n',
+      opt['rtt-n'],
+      '--max-seconds',
+      String(limit),
+    ],
+    { cwd: join(PEER_DIR, 'ws'), timeoutMs: (limit + 15) * 1000 },
+  );
+  const line = r.out.split('\n').find((l) => l.startsWith('{"run"'));
+  if (r.code !== 0 || !line) throw new Error(`peer bench.js exited ${r.code}: ${r.err}`);
+  const run1 = JSON.parse(line) as {
+    base: { rss: number; heapUsed: number };
+    steps: { conns: number; rss: number; heapUsed: number; bytes_per_conn_rss: number; bytes_per_conn_heap: number; connect_s: number }[];
+    rtt: (RttFigure & { mode: string })[];
+  };
+  report.peer = {
+    base: run1.base,
+    steps: run1.steps.map((s) => ({
+      conns: s.conns,
+      rss: s.rss,
+      heapUsed: s.heapUsed,
+      bytesPerConn: s.bytes_per_conn_rss,
+      heapPerConn: s.bytes_per_conn_heap,
+      connectSeconds: s.connect_s,
+    })),
+    serial: run1.rtt.find((x) => x.mode === 'serial'),
+    burst: run1.rtt.find((x) => x.mode === 'burst'),
+  };
+}
+
+// --- 3. ours ------------------------------------------------------------------------------------
+
+interface ServerInfo {
+  pid: number;
+  url: string;
+  http: string;
+  ctl: string;
+  agents_file: string;
+}
+interface Stats {
+  conns: number;
+  rss: number;
+  heapUsed: number;
+}
+
+async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const dir = join(work, 'controller');
+  const script = 'scripts/bench-agents-server.ts';
+  const setup = await run(
+    process.execPath,
+    ['--import', 'tsx', script, '--setup', '--dir', dir, '--agents', String(maxConns)],
+    { timeoutMs: 120_000 },
+  );
+  if (setup.code !== 0) throw new Error(`bench server --setup exited ${setup.code}: ${setup.err}`);
+  const { child, info } = await startService(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', script, '--dir', dir, '--max-seconds', String(secondsLeft())],
+    /"ready":true/,
+    join(work, 'controller.log'),
+  );
+  return { child, info: info as unknown as ServerInfo };
+}
+
+async function ours(server: ServerInfo): Promise<void> {
+  const settleMs = Number(opt['settle-seconds']) * 1000;
+  const perProc = Math.ceil(maxConns / procs);
+  const state = new Map<ChildProcess, { open: number; failed: number; refused: number }>();
+  const workers = Array.from({ length: procs }, (_, i) => {
+    const w = track(
+      fork(
+        join(ROOT, 'scripts/bench-agents-clients.ts'),
+        [
+          '--url',
+          server.url,
+          '--agents',
+          server.agents_file,
+          '--from',
+          String(i * perProc),
+          '--count',
+          String(perProc),
+          '--local',
+          `127.0.0.${10 + i}`,
+          '--max-seconds',
+          String(secondsLeft()),
+        ],
+        { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      ),
+    );
+    state.set(w, { open: 0, failed: 0, refused: 0 });
+    w.on('message', (m: { open: number; failed: number; refused: number }) => state.set(w, m));
+    return w;
+  });
+  await sleep(2000);
+  const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
+  const figures: ServerFigures = { base, steps: [] };
+  report.ours = figures;
+  for (const n of steps) {
+    workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
+    const t0 = Date.now();
+    while ((await getJson<Stats>(server.ctl, '/stats')).conns < n) {
+      if (Date.now() - t0 > 120_000) throw new Error(`ours: could not reach ${n} agents in 120 s`);
+      await sleep(200);
+    }
+    const connectSeconds = (Date.now() - t0) / 1000;
+    await sleep(settleMs);
+    const s = await getJson<Stats>(server.ctl, '/stats?gc=1');
+    figures.steps.push({
+      conns: s.conns,
+      rss: s.rss,
+      heapUsed: s.heapUsed,
+      bytesPerConn: Math.round((s.rss - base.rss) / s.conns),
+      heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
+      connectSeconds,
+    });
+    console.error(`ours: ${s.conns} agents linked in ${connectSeconds.toFixed(1)} s, RSS ${mib(s.rss).toFixed(1)} MiB`);
+  }
+  figures.serial = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`);
+  figures.burst = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`);
+  figures.failed = [...state.values()].reduce((a, s) => a + s.failed, 0);
+  for (const w of workers) w.send({ stop: true });
+  await sleep(500);
+  await Promise.all(workers.map((w) => stopChild(w)));
+  // The controller releases 10k links (one UPDATE each); the agent phase wants a quiet controller.
+  const t0 = Date.now();
+  while ((await getJson<Stats>(server.ctl, '/stats')).conns > 0 && Date.now() - t0 < 60_000) await sleep(200);
+}
+
+// --- 4. the real agent --------------------------------------------------------------------------
+
+async function realAgents(server: ServerInfo): Promise<void> {
+  const a = report.agent;
+  const password = 'bench-router-pw';
+  const sim = await startService(
+    process.execPath,
+    ['--import', 'tsx', 'test/routeros-sim/main.ts', '--port', '0', '--serial', 'B3C4D5E6F7', '--password', password],
+    /"event":"listening"/,
+    join(work, 'routeros-sim.log'),
+  );
+  const simPort = String(sim.info.port);
+  const variants: { variant: string; cmd: string; args: string[] }[] = [
+    { variant: 'agent/cli.ts (node --import tsx)', cmd: process.execPath, args: ['--import', 'tsx', 'agent/cli.ts'] },
+  ];
+  if (existsSync(BUNDLE)) variants.push({ variant: 'bundle (node ticketnet-agent.cjs)', cmd: process.execPath, args: [BUNDLE] });
+  if (existsSync(EXECUTABLE)) variants.push({ variant: 'executable (ticketnet-agent)', cmd: EXECUTABLE, args: [] });
+
+  const running: { variant: string; child: ChildProcess; allocationId: string }[] = [];
+  for (const v of variants) {
+    const { allocation_id: allocationId, code } = await getJson<{ allocation_id: string; code: string }>(
+      server.ctl,
+      '/enrol',
+    );
+    const index = running.length;
+    const stateDir = join(work, `agent-${index}`);
+    const child = track(
+      spawn(
+        v.cmd,
+        [
+          ...v.args,
+          '--state-dir',
+          stateDir,
+          'run',
+          '--controller',
+          server.http,
+          '--code',
+          code,
+          '--router-host',
+          '127.0.0.1',
+          '--router-port',
+          simPort,
+          '--log-level',
+          'warn',
+        ],
+        { cwd: ROOT, env: { ...process.env, TICKETNET_ROUTER_PASSWORD: password }, stdio: ['ignore', 'pipe', 'pipe'] },
+      ),
+    );
+    let log = '';
+    child.stdout!.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+    child.once('exit', () => writeFileSync(join(work, `agent-${index}.log`), log));
+    running.push({ variant: v.variant, child, allocationId });
+  }
+  for (const r of running) {
+    const t0 = Date.now();
+    while (!(await getJson<{ holds: boolean }>(server.ctl, `/holds?id=${r.allocationId}`)).holds) {
+      if (Date.now() - t0 > 30_000 || r.child.exitCode !== null) {
+        a.problems.push(`${r.variant}: not linked within 30 s (exit ${r.child.exitCode})`);
+        break;
+      }
+      await sleep(200);
+    }
+  }
+  await sleep(Number(opt['idle-seconds']) * 1000);
+  a.idle = [];
+  for (const r of running) {
+    const alive = r.child.exitCode === null && r.child.pid !== undefined;
+    const rssBytes = alive ? rssOf(r.child.pid!) : null;
+    let ping = 'not run';
+    if (alive) {
+      const view = await getJson<{ state: string; output: unknown; fault: { code: string } | null }>(
+        server.ctl,
+        `/command?id=${r.allocationId}&name=router.ping&timeout=15000`,
+      );
+      ping = view.state === 'DONE' ? `DONE ${JSON.stringify(view.output)}` : `${view.state} ${view.fault?.code ?? ''}`;
+    }
+    a.idle.push({ variant: r.variant, rssBytes, ping });
+  }
+  await Promise.all(running.map((r) => stopChild(r.child, 5000)));
+  await stopChild(sim.child);
+}
+
+// --- 5. the table -------------------------------------------------------------------------------
+
+const fmtInt = (x: number) => Math.round(x).toLocaleString('en-US');
+const fmtMs = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(x < 10 ? 3 : 1));
+
+function table(): string {
+  const lines: string[] = [];
+  const head = ['server', 'connections', 'RSS MiB', 'bytes/conn', 'heap B/conn', 'serial p50', 'serial p99', 'burst p50', 'burst p99'];
+  const rows: string[][] = [];
+  const add = (name: string, f: ServerFigures | undefined) => {
+    if (!f) return;
+    rows.push([name, '0', mib(f.base.rss).toFixed(1), '-', '-', '', '', '', '']);
+    f.steps.forEach((s, i) => {
+      const last = i === f.steps.length - 1;
+      rows.push([
+        name,
+        fmtInt(s.conns),
+        mib(s.rss).toFixed(1),
+        fmtInt(s.bytesPerConn),
+        fmtInt(s.heapPerConn),
+        last ? fmtMs(f.serial?.p50) : '',
+        last ? fmtMs(f.serial?.p99) : '',
+        last ? fmtMs(f.burst?.p50) : '',
+        last ? fmtMs(f.burst?.p99) : '',
+      ]);
+    });
+  };
+  add('ws peer', report.peer);
+  add('ticketnet', report.ours);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  lines.push(`agent link at ${fmtInt(maxConns)} connections: ticketnet controller vs bare ws server, same run`);
+  lines.push(fmt(head));
+  lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) lines.push(fmt(r));
+  lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
+  lines.push(' through CommandService: signed command, ack and result, each state stored in SQLite)');
+
+  const { peer: p, ours: o } = report;
+  if (p && o && p.steps.length && o.steps.length) {
+    lines.push('');
+    lines.push(`goals at ${fmtInt(maxConns)} (ours / peer, pass when <= 2.0x):`);
+    const check = (what: string, ours: number | null | undefined, theirs: number | null | undefined, unit: string) => {
+      if (ours == null || theirs == null) return lines.push(`  ${what.padEnd(22)} n/a`);
+      const ratio = ours / theirs;
+      lines.push(
+        `  ${what.padEnd(22)} ${fmtMs(ours).padStart(9)} vs ${fmtMs(theirs).padStart(8)} ${unit.padEnd(10)} ${ratio.toFixed(2).padStart(6)}x  ${ratio <= 2 ? 'PASS' : 'FAIL'}`,
+      );
+    };
+    const po = o.steps[o.steps.length - 1]!;
+    const pp = p.steps[p.steps.length - 1]!;
+    check('RSS per connection', po.bytesPerConn, pp.bytesPerConn, 'bytes');
+    check('serial RTT p99', o.serial?.p99, p.serial?.p99, 'ms');
+    check('burst RTT p99', o.burst?.p99, p.burst?.p99, 'ms');
+    lines.push(
+      `  lost commands: ours ${o.serial?.lost ?? '-'} serial / ${o.burst?.lost ?? '-'} burst; peer ${p.serial?.lost ?? '-'} / ${p.burst?.lost ?? '-'}; agent connections that failed: ${o.failed ?? '-'}`,
+    );
+    const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
+    lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
+  }
+
+  const a = report.agent;
+  lines.push('');
+  lines.push('agent');
+  if (a.bundleBytes !== undefined) lines.push(`  bundle       ${BUNDLE.replace(ROOT + '/', '')}  ${mib(a.bundleBytes).toFixed(2)} MiB`);
+  if (a.executableBytes !== undefined)
+    lines.push(`  executable   ${EXECUTABLE.replace(ROOT + '/', '')}  ${mib(a.executableBytes).toFixed(1)} MiB`);
+  if (a.startMs)
+    lines.push(
+      `  start time   ticketnet-agent --version ${a.startMs.executable.toFixed(0)} ms (median of 5: ${a.startMs.runs.map((x) => x.toFixed(0)).join(', ')}); node ticketnet-agent.cjs --version ${a.startMs.bundle.toFixed(0)} ms`,
+    );
+  if (a.status) lines.push(`  status --json, empty state dir: ${a.status.ok ? 'OK' : 'FAILED'} (${a.status.note})`);
+  for (const i of a.idle ?? [])
+    lines.push(
+      `  idle RSS after ${opt['idle-seconds']} s linked: ${(i.rssBytes === null ? '-' : mib(i.rssBytes).toFixed(1) + ' MiB').padStart(9)}  ${i.variant}; router.ping ${i.ping}`,
+    );
+  for (const problem of a.problems) lines.push(`  PROBLEM: ${problem}`);
+  for (const note of report.notes) lines.push(`note: ${note}`);
+  return lines.join('\n');
+}
+
+// --- main ---------------------------------------------------------------------------------------
+
+let exitCode = 0;
+try {
+  if (!skip.has('package')) {
+    console.error('bench: packaging the agent');
+    await packaging();
+  }
+  if (!skip.has('peer')) {
+    console.error(`bench: the peer (bare ws server), ${opt.steps}`);
+    try {
+      await peer();
+    } catch (err) {
+      report.notes.push(`peer failed: ${(err as Error).message}`);
+      exitCode = 1;
+    }
+  }
+  if (!skip.has('ours') || !skip.has('agent')) {
+    console.error('bench: the controller');
+    const server = await startServer();
+    try {
+      if (!skip.has('ours')) await ours(server.info);
+      if (!skip.has('agent')) {
+        console.error(`bench: the real agent, ${opt['idle-seconds']} s idle`);
+        await realAgents(server.info);
+      }
+    } finally {
+      await stopChild(server.child, 8000);
+    }
+  }
+} catch (err) {
+  console.error(err);
+  report.notes.push(`run failed: ${(err as Error).message.split('\n')[0]}`);
+  exitCode = 1;
+} finally {
+  await stopAll();
+}
+const text = table();
+console.log(text);
+if (opt.out) writeFileSync(opt.out, `${text}\n\n${JSON.stringify(report, null, 1)}\n`);
+if (opt.keep) console.error(`bench: kept ${work}`);
+else rmSync(work, { recursive: true, force: true });
+process.exit(exitCode);
