@@ -55,6 +55,19 @@ export const configSchema = z.object({
   radiusAcctPort: z.coerce.number().int().min(0).max(65535).default(1813),
   /** Acct-Interim-Interval answered to NAS; sessions silent 3 × this long are closed as lost. */
   radiusInterimSeconds: z.coerce.number().int().min(60).max(86_400).default(300),
+  /**
+   * Where an enrolled router sends RADIUS (its provisioning script's `/radius address=`): the site
+   * agent's relay address on the router's side (the agent container's address by default). A NAS
+   * on a VPN that talks to the controller directly would be given the controller's RADIUS address.
+   */
+  radiusRelayAddress: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$/, 'expected an IP address or a host name')
+    .default('172.31.255.2'),
+  radiusRelayAuthPort: z.coerce.number().int().min(1).max(65535).default(1812),
+  radiusRelayAcctPort: z.coerce.number().int().min(1).max(65535).default(1813),
+  /** How long an enrolment or a verification waits for each agent command before 503 RADIUS_BRIDGE_UNAVAILABLE. */
+  nasBridgeTimeoutMs: z.coerce.number().int().min(100).max(120_000).default(20_000),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -83,6 +96,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   radiusAuthPort: 'TICKETNET_RADIUS_AUTH_PORT',
   radiusAcctPort: 'TICKETNET_RADIUS_ACCT_PORT',
   radiusInterimSeconds: 'TICKETNET_RADIUS_INTERIM_SECONDS',
+  radiusRelayAddress: 'TICKETNET_RADIUS_RELAY_ADDRESS',
+  radiusRelayAuthPort: 'TICKETNET_RADIUS_RELAY_AUTH_PORT',
+  radiusRelayAcctPort: 'TICKETNET_RADIUS_RELAY_ACCT_PORT',
+  nasBridgeTimeoutMs: 'TICKETNET_NAS_BRIDGE_TIMEOUT_MS',
 };
 
 /** The public URL when none is configured: the listen address and the port actually bound. */

@@ -34,7 +34,16 @@ import { ticketsRoutes } from './modules/tickets/routes.js';
 import { TicketsService } from './modules/tickets/service.js';
 import { resellersRoutes } from './modules/resellers/routes.js';
 import { ResellersService } from './modules/resellers/service.js';
-import { StaticNasDirectory, type NasDirectory } from './radius/nas-directory.js';
+import { takeoverRoutes } from './modules/resellers/takeover-routes.js';
+import { TakeoverService } from './modules/resellers/takeover-service.js';
+import { salesRoutes } from './modules/sales/routes.js';
+import { SalesService } from './modules/sales/service.js';
+import { nasEnrolBodyGuard } from './modules/nas/body-guard.js';
+import { DbNasDirectory } from './modules/nas/db-nas-directory.js';
+import { radiusOpenSessions } from './modules/nas/open-sessions.js';
+import { nasRoutes } from './modules/nas/routes.js';
+import { NasService } from './modules/nas/service.js';
+import type { NasDirectory } from './radius/nas-directory.js';
 import { RadiusService, type RadiusServiceOptions } from './radius/radius-service.js';
 import type { RadiusAddresses } from './radius/udp-listener.js';
 import { loadOrCreateSecret } from './secrets.js';
@@ -48,7 +57,7 @@ export interface ControllerOptions {
   database?: DatabaseHandle;
   /** Tests shorten the hub's timers (handshake timeout, heartbeat, sweep). */
   hub?: Partial<Omit<AgentHubOptions, 'instanceId'>>;
-  /** Where RADIUS finds each NAS and its secret; none known until the NAS module provides it. */
+  /** Where RADIUS finds each NAS and its secret: the NAS table unless a test or bench injects one. */
   nasDirectory?: NasDirectory;
   /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
   radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
@@ -63,7 +72,10 @@ export interface Services {
   hub: AgentHub;
   tickets: TicketsService;
   resellers: ResellersService;
+  takeover: TakeoverService;
+  sales: SalesService;
   radius: RadiusService;
+  nas: NasService;
 }
 
 export class Controller {
@@ -182,18 +194,41 @@ export async function createController(options: ControllerOptions): Promise<Cont
     run: (now) => commands.expireOverdue(now),
   });
   const tickets = new TicketsService(database.db, database.caps, clock);
+  const nasDirectory = new DbNasDirectory(database.db);
   const radius = new RadiusService(
     {
       db: database.db,
       clock,
       logger,
       tickets,
-      nas: options.nasDirectory ?? new StaticNasDirectory(),
+      nas: options.nasDirectory ?? nasDirectory,
     },
     { ...options.radius, interimSeconds: config.radiusInterimSeconds },
   );
   scheduler.register(radius.staleSessionsJob());
   const resellers = new ResellersService(database.db, database.caps, clock, tickets);
+  // Both read the router through its agent (never a transaction open while they wait).
+  const takeover = new TakeoverService(database.db, database.caps, clock, { allocations, commands });
+  const sales = new SalesService(database.db, database.caps, clock, { allocations, commands });
+  const nas = new NasService({
+    db: database.db,
+    caps: database.caps,
+    clock,
+    logger,
+    allocations,
+    commands,
+    tickets,
+    sessions: radiusOpenSessions(database.db),
+    directory: nasDirectory,
+    target: {
+      address: config.radiusRelayAddress,
+      authPort: config.radiusRelayAuthPort,
+      acctPort: config.radiusRelayAcctPort,
+      interimSeconds: config.radiusInterimSeconds,
+    },
+    bridgeTimeoutMs: config.nasBridgeTimeoutMs,
+  });
+  scheduler.register(nas.deploymentSweepJob());
   const services: Services = {
     accounts,
     licences,
@@ -203,7 +238,10 @@ export async function createController(options: ControllerOptions): Promise<Cont
     hub,
     tickets,
     resellers,
+    takeover,
+    sales,
     radius,
+    nas,
   };
 
   const router = new Router();
@@ -214,6 +252,9 @@ export async function createController(options: ControllerOptions): Promise<Cont
   allocationsRoutes(api, allocations, commands);
   ticketsRoutes(api, tickets, licences);
   resellersRoutes(api, { resellers, licences });
+  takeoverRoutes(api, { takeover, licences });
+  salesRoutes(api, { sales, licences });
+  nasRoutes(api, { nas, licences });
   adminRoutes(api, { clock, scheduler, jobRunRoute: config.jobRunRoute });
   api.route(
     {
@@ -233,6 +274,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   app.use(requestLogger(logger));
   app.use(errorMiddleware(logger));
   if (config.apiQuota) app.use(ipQuota(new RateLimiter(config.apiQuota, clock)));
+  app.use(nasEnrolBodyGuard());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.bodyLimit, encoding: 'utf-8' }));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -15,11 +15,18 @@ export async function serve(config: Config): Promise<void> {
     stopping = true;
     logger.info({ signal }, 'stopping');
     if (!running.controller) return;
+    // Exit by emptying the event loop, not process.exit(): pino's exit-time flush retries forever on
+    // a closed stdout (a dead log shipper), which would leave a stopped controller hanging.
+    // The unref'd timer only fires if something still holds the loop open.
+    const exit = (code: number) => {
+      process.exitCode = code;
+      setTimeout(() => process.exit(code), 2000).unref();
+    };
     running.controller.close().then(
-      () => process.exit(0),
+      () => exit(0),
       (err) => {
         logger.error({ err }, 'unclean stop');
-        process.exit(1);
+        exit(1);
       },
     );
   };

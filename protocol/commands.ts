@@ -77,6 +77,56 @@ const BACKUP_OUTPUT_SCHEMA = z
     }
   });
 
+/** One movement of a reseller's router-side ledger, as the agent parsed it from the user comment. */
+const RESELLER_MOVEMENT_SCHEMA = z.object({
+  /** `txn_<unix ms>_<random>`, trimmed by the agent: the idempotency key of the imported line. */
+  id: z.string().regex(/^txn_\S{1,60}$/),
+  /** Signed integer XOF: credit positive, debit negative. */
+  amount: z.int(),
+  /** `recharge`, `achat`, `correction` as the app wrote it (lowercased); other words are kept. */
+  kind: z.string().max(40),
+  note: z.string().max(200).optional(),
+  /** Time carried by the id (`txn_<unix ms>_…`); null when the id holds no readable time. */
+  at: z.iso.datetime().nullable(),
+});
+
+/** A reseller account kept by the local app as a hotspot user whose comment starts `tnr1|`. */
+const RESELLER_ACCOUNT_SCHEMA = z.object({
+  /** The hotspot user's `name` as typed in the app (mixed case and spaces happen). */
+  name: label(),
+  /** The `u=` field when present (the same text as `name` when the app was consistent). */
+  login: z.string().max(200).optional(),
+  first_name: z.string().max(200).optional(),
+  last_name: z.string().max(200).optional(),
+  phone: z.string().max(100).optional(),
+  email: z.string().max(300).optional(),
+  /** `bal=` in integer XOF; null when absent or unreadable (the account cannot be taken over). */
+  balance: z.int().nullable(),
+  /** `com=` in percent; null when absent or unreadable. */
+  commission_rate: z.number().min(0).max(100).nullable(),
+  /** `cr=` as YYYY-MM-DD; null when absent or not a date. */
+  created_on: z.iso.date().nullable(),
+  /** The hotspot user is disabled: the app's way of suspending a reseller. */
+  disabled: z.boolean(),
+  /** Oldest first, as the comment keeps them (the app kept only the last 20). */
+  movements: z.array(RESELLER_MOVEMENT_SCHEMA).max(1000),
+  /** What the agent could not read in the comment (a movement skipped, a bad balance, …). */
+  warnings: z.array(z.string().max(300)).max(100),
+});
+
+/** One `/system/script` entry that looks like a sale record (its name holds the `-|-` separator). */
+const SALES_ENTRY_SCHEMA = z.object({
+  /** RouterOS item id (`*1A`): the page cursor. */
+  script_id: z.string().regex(/^\*[0-9A-Fa-f]{1,16}$/),
+  /** Raw `date-|-time-|-code-|-price-|-ip-|-mac-|-validity-|-profile-|-comment[-|-expiry]`. */
+  name: z.string().min(1).max(2000),
+  /** The app's month tag (`mar2026`). */
+  owner: z.string().max(200).optional(),
+  comment: z.string().max(1000).optional(),
+  /** The script source when it is short (the app writes the event date there); longer ones are left out. */
+  source: z.string().max(64).optional(),
+});
+
 /**
  * The closed command catalogue: name → params schema, output schema, default timeout.
  * Flat on purpose; a new command is one entry here (plus its handler in the agent).
@@ -119,6 +169,91 @@ export const COMMANDS = {
     }),
     output: BACKUP_OUTPUT_SCHEMA,
     defaultTimeoutSeconds: 300,
+  },
+  /**
+   * Reads the reseller accounts the local app keeps in hotspot user comments (`tnr1|…`), parsed,
+   * and counts the `vendu par <name>` tags of the other users per name as written. Read only.
+   */
+  'resellers.export': {
+    params: z.strictObject({}),
+    output: z.object({
+      /** Serial of the router read (the licence id on a CHR): keys the opening balance of a takeover. */
+      serial: label(64),
+      accounts: z.array(RESELLER_ACCOUNT_SCHEMA).max(10_000),
+      tags: z.array(z.object({ name: label(64), count: z.int().min(1) })).max(100_000),
+      /** Hotspot users read, reseller accounts included. */
+      users_scanned: count,
+    }),
+    defaultTimeoutSeconds: 120,
+  },
+  /**
+   * One page of the local sales history (`/system/script` entries whose name holds `-|-`), in
+   * ascending id order after `cursor`, raw: the controller parses them. Read only.
+   */
+  'sales.export': {
+    params: z.strictObject({
+      cursor: z
+        .string()
+        .regex(/^\*[0-9A-Fa-f]{1,16}$/)
+        .optional(),
+      limit: z.int().min(1).max(5000).optional(),
+    }),
+    output: z.object({
+      entries: z.array(SALES_ENTRY_SCHEMA).max(5000),
+      /** Id of the last entry of this page when more follow; null on the last page. */
+      next_cursor: z.string().nullable(),
+      /** Script entries the router listed after the cursor, sales or not. */
+      scanned: count,
+    }),
+    defaultTimeoutSeconds: 60,
+  },
+  /**
+   * Runs a RouterOS script once (`/system/script` add, run, remove): the RADIUS provisioning of an
+   * enrolment. The script must be idempotent itself; a trap on any line fails the command.
+   */
+  'router.script.apply': {
+    params: z.strictObject({
+      name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
+      source: z.string().min(1).max(65_536),
+    }),
+    output: z.object({ name: label(64), duration_ms: z.number().min(0) }),
+    defaultTimeoutSeconds: 60,
+  },
+  /**
+   * Reads the router's RADIUS set-up for an enrolment check: the `/radius` entries whose comment
+   * starts with `ticketnet:` (the secret only as its SHA-256), the hotspot server profiles' RADIUS
+   * flags (`in_use`: a hotspot server runs on it) and `/radius incoming` accept. Read only.
+   */
+  'radius.status': {
+    params: z.strictObject({}),
+    output: z.object({
+      radius: z
+        .array(
+          z.object({
+            address: z.string().max(255),
+            service: z.array(z.string().max(64)).max(32),
+            secret_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+            authentication_port: z.int().min(0).max(65535).nullable(),
+            accounting_port: z.int().min(0).max(65535).nullable(),
+            comment: z.string().max(1000),
+            disabled: z.boolean(),
+          }),
+        )
+        .max(1000),
+      hotspot_profiles: z
+        .array(
+          z.object({
+            name: label(),
+            use_radius: z.boolean(),
+            radius_accounting: z.boolean(),
+            radius_interim_update: z.string().max(64).optional(),
+            in_use: z.boolean(),
+          }),
+        )
+        .max(1000),
+      incoming_accept: z.boolean(),
+    }),
+    defaultTimeoutSeconds: 30,
   },
 } as const satisfies Record<string, CommandSpec>;
 

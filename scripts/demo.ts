@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
-const CLIENT = { email: 'demo@ticketnet.local', password: 'demo-password', name: 'Demo Client' };
-const ADMIN = { email: 'admin@ticketnet.local', password: 'admin-password' };
+const CLIENT = { email: 'demo@ticketnet.local', password: 'demo-pass-2026', name: 'Demo Client' };
+const ADMIN = { email: 'admin@ticketnet.local', password: 'admin-pass-2026' };
 const ROUTER_USER = 'admin';
 const ROUTER_PASSWORD = 'demo-router';
 const START_MS = 60_000;
@@ -274,7 +274,12 @@ const controllerEnv = {
   TICKETNET_LOG_LEVEL: 'info',
 };
 
-async function runCli(name: string, entry: string, args: string[], env: Record<string, string>): Promise<void> {
+async function runCli(
+  name: string,
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<void> {
   const child = start(name, entry, args, env);
   const code = await child.exited;
   if (code !== 0) throw new Error(`${name} failed (exit ${code}):\n${child.tail()}`);
@@ -333,19 +338,29 @@ try {
     Promise.all(ROUTERS.map(startRouter)),
   ]);
 
-  const registered = await api<{ token: string; account: { id: string } }>(url, 'POST', '/api/v1/auth/register', {
-    body: { ...CLIENT, kind: 'client' },
-    expect: 201,
-  });
+  const registered = await api<{ token: string; account: { id: string } }>(
+    url,
+    'POST',
+    '/api/v1/auth/register',
+    {
+      body: { ...CLIENT, kind: 'client' },
+      expect: 201,
+    },
+  );
   const clientToken = registered.token;
   const admin = await api<{ token: string }>(url, 'POST', '/api/v1/auth/login', {
     body: { email: ADMIN.email, password: ADMIN.password },
   });
-  const licence = await api<{ plan_code: string; expires_at: string }>(url, 'POST', '/api/v1/admin/licences', {
-    token: admin.token,
-    body: { client_id: registered.account.id, plan_code: 'RADIUS_ANNUAL' },
-    expect: 201,
-  });
+  const licence = await api<{ plan_code: string; expires_at: string }>(
+    url,
+    'POST',
+    '/api/v1/admin/licences',
+    {
+      token: admin.token,
+      body: { client_id: registered.account.id, plan_code: 'RADIUS_ANNUAL' },
+      expect: 201,
+    },
+  );
 
   const allocationIds: string[] = [];
   for (const [i, spec] of ROUTERS.entries()) {
@@ -409,7 +424,8 @@ try {
       START_MS,
       'the first router.facts',
     );
-    if (done.state !== 'DONE') throw new Error(`router.facts ended ${done.state}: ${JSON.stringify(done.fault)}`);
+    if (done.state !== 'DONE')
+      throw new Error(`router.facts ended ${done.state}: ${JSON.stringify(done.fault)}`);
     commands.push(done);
   }
 
@@ -442,7 +458,7 @@ try {
     `  export TOKEN=${clientToken}`,
     '  # the allocations, their link state and router facts',
     `  curl -s $TN/api/v1/clients/allocations ${auth}`,
-    '  # read the facts of the RouterOS 7.19 router through its agent (answers the command, QUEUED)',
+    '  # read the facts of the RouterOS 7.19 router through its agent (answers the queued command and its id)',
     `  curl -s -X POST $TN/api/v1/clients/allocations/${v7}/commands ${auth} ${json} -d '{"name":"router.facts"}'`,
     '  # back up the RouterOS 6.49 router (its agent fetches the file over FTP)',
     `  curl -s -X POST $TN/api/v1/clients/allocations/${v6}/commands ${auth} ${json} -d '{"name":"backup.save","params":{"name":"demo"}}'`,
@@ -450,6 +466,9 @@ try {
     `  curl -s $TN/api/v1/clients/allocations/${v7}/commands/${commands[1]!.id} ${auth}`,
     '  # export the hotspot users of a router',
     `  curl -s -X POST $TN/api/v1/clients/allocations/${v6}/commands ${auth} ${json} -d '{"name":"hotspot.users.export"}'`,
+    '  # as the admin: run a scheduled job now (the demo turns the job-run route on)',
+    `  export ADMIN_TOKEN=${admin.token}`,
+    `  curl -s -X POST $TN/api/v1/admin/jobs/AGENT_COMMAND_EXPIRY/run -H "authorization: Bearer $ADMIN_TOKEN"`,
     '',
     `Logs: ${logDir}/*.log`,
   ];

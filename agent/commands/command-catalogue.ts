@@ -4,6 +4,10 @@ import { COMMANDS } from '../../protocol/index.js';
 import type { CommandName, CommandParams, MessageBody } from '../../protocol/index.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { exportHotspotUsers, ping, readFacts, saveBackup } from '../routeros/router-tasks.js';
+import { exportResellers } from './resellers-export.js';
+import { exportSales } from './sales-export.js';
+import { readRadiusStatus } from './radius-status.js';
+import { applyScript } from './script-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -37,6 +41,12 @@ export const ROUTER_CATALOGUE: CommandCatalogue = {
       signal,
       ...(ftpPort !== undefined ? { ftpPort } : {}),
     }),
+  'resellers.export': ({ router, signal }) => exportResellers(router, { signal }),
+  'sales.export': ({ router, params, signal }) =>
+    exportSales(router, { signal, cursor: params.cursor, limit: params.limit }),
+  'router.script.apply': ({ router, params, signal }) =>
+    applyScript(router, { name: params.name, source: params.source, signal }),
+  'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
 };
 
 /** Command names this build executes, announced in hello. */

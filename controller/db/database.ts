@@ -41,6 +41,11 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
+  // A 64 MiB page cache and memory-mapped reads keep the ticket indexes (random codes, uuids) hot;
+  // the default 2 MiB cache makes every large batch re-read index pages from disk.
+  sqlite.pragma('cache_size = -65536');
+  sqlite.pragma('mmap_size = 268435456');
+  sqlite.pragma('temp_store = MEMORY');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   return { db, caps: SQLITE_CAPABILITIES, close: () => db.destroy() };
 }

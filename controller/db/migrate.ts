@@ -7,12 +7,16 @@ import * as m0001 from './migrations/0001-foundation.js';
 import * as m0002 from './migrations/0002-agent-link.js';
 import * as m0003 from './migrations/0003-radius.js';
 import * as m0004 from './migrations/0004-resellers.js';
+import * as m0005 from './migrations/0005-nas.js';
+import * as m0006 from './migrations/0006-takeover-sales.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-agent-link': m0002,
   '0003-radius': m0003,
   '0004-resellers': m0004,
+  '0005-nas': m0005,
+  '0006-takeover-sales': m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -7,6 +7,9 @@ import type { HubTables } from '../hub/tables.js';
 import type { TicketsTables } from '../modules/tickets/tables.js';
 import type { RadiusTables } from '../radius/tables.js';
 import type { ResellersTables } from '../modules/resellers/tables.js';
+import type { NasTables } from '../modules/nas/tables.js';
+import type { TakeoverTables } from '../modules/resellers/takeover-tables.js';
+import type { SalesTables } from '../modules/sales/tables.js';
 
 export interface Database
   extends
@@ -17,4 +20,7 @@ export interface Database
     HubTables,
     TicketsTables,
     RadiusTables,
-    ResellersTables {}
+    ResellersTables,
+    NasTables,
+    TakeoverTables,
+    SalesTables {}

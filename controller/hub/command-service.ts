@@ -16,6 +16,7 @@ import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/service.js';
 import type { CommandSignals } from './command-signals.js';
 import * as q from './command-queries.js';
+import { CommandStatements, type Outcome } from './command-statements.js';
 import { FINAL_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 
 /** A command as callers and clients see it. */
@@ -49,6 +50,7 @@ export const isFinal = (state: CommandState): boolean => FINAL_COMMAND_STATES.in
 
 export class CommandService {
   readonly #pollMs: number;
+  readonly #statements: CommandStatements;
 
   constructor(
     private readonly db: Db,
@@ -59,6 +61,7 @@ export class CommandService {
     options: CommandServiceOptions = {},
   ) {
     this.#pollMs = options.pollMs ?? 250;
+    this.#statements = new CommandStatements(db);
   }
 
   /**
@@ -80,7 +83,10 @@ export class CommandService {
         details: [{ field: 'params', message: check.fault.message }],
       });
     }
-    await this.allocations.get(clientId, allocationId);
+    // The client's allocation, as AllocationsService.get would check it, with a statement compiled once.
+    if (!(await this.#statements.allocationOfClient(clientId, allocationId))) {
+      throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
+    }
     const now = this.clock.now();
     const timeoutMs = options.timeoutMs ?? COMMANDS[check.value.name].defaultTimeoutSeconds * 1000;
     const row: AgentCommandsTable = {
@@ -101,14 +107,14 @@ export class CommandService {
       fault_message: null,
       fault_retryable: null,
     };
-    await q.insertCommand(this.db, row);
+    await this.#statements.insert(row);
     this.signals.commandQueued(allocationId, row.id);
     return view(row);
   }
 
   /** The client's command; 404 COMMAND_NOT_FOUND for an unknown id or another tenant's. */
   async get(clientId: string, id: string): Promise<CommandView> {
-    const row = await q.findForClient(this.db, clientId, id);
+    const row = await this.#statements.findForClient(clientId, id);
     if (!row) throw new AppError('COMMAND_NOT_FOUND', 'No command with this id');
     return view(row);
   }
@@ -195,12 +201,12 @@ export class CommandService {
    * the send is recorded (SENT) in the same statement.
    */
   claimQueued(id: string, sid: string): Promise<AgentCommandsTable | undefined> {
-    return q.claimQueued(this.db, id, sid, iso(this.clock.now()));
+    return this.#statements.claimQueued(id, sid, iso(this.clock.now()));
   }
 
   /** The agent has persisted the command. Unknown ids and other allocations' commands are ignored. */
   async acknowledge(allocationId: string, id: string): Promise<void> {
-    await q.markAcked(this.db, allocationId, id, iso(this.clock.now()));
+    await this.#statements.markAcked(allocationId, id, iso(this.clock.now()));
   }
 
   /**
@@ -217,7 +223,7 @@ export class CommandService {
   ): Promise<void> {
     let commandName = name;
     if (commandName === undefined) {
-      const row = await q.findForAllocation(this.db, allocationId, result.id);
+      const row = await this.#statements.findForAllocation(allocationId, result.id);
       if (!row || isFinal(row.state)) {
         this.logger.debug({ allocationId, commandId: result.id }, 'result for no open command ignored');
         return;
@@ -225,7 +231,7 @@ export class CommandService {
       commandName = row.name;
     }
     const finishedAt = iso(this.clock.now());
-    let outcome: q.Outcome;
+    let outcome: Outcome;
     let facts: unknown;
     if (result.status === 'DONE') {
       const checked = isKnownCommand(commandName)
@@ -249,7 +255,7 @@ export class CommandService {
       };
     }
     // Guarded by the open states: a final, unknown or foreign command is left as it is.
-    const finished = await q.finish(this.db, allocationId, result.id, outcome);
+    const finished = await this.#statements.finish(allocationId, result.id, outcome);
     if (!finished) {
       this.logger.debug({ allocationId, commandId: result.id }, 'result for no open command ignored');
       return;

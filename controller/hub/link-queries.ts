@@ -38,16 +38,23 @@ export const touchLinks = (db: Db, instance: string, allocationIds: readonly str
     .updateTable('allocations')
     .set({ last_seen_at: now })
     .where('id', 'in', allocationIds)
-    .where('link_instance', '=', instance)
+    // coalesce() keeps SQLite on the primary key: without table statistics it would rather walk the
+    // link_instance index, i.e. every link this instance holds (13-30 ms per slice at 10k links).
+    .where((eb) => eb(eb.fn.coalesce('link_instance', eb.val('')), '=', instance))
     .where('link_state', '=', 'CONNECTED')
     .execute();
 
 /** Which session the database says owns each of these links, among those this instance holds. */
-export const linkOwners = (db: Db, instance: string, allocationIds: readonly string[]) =>
-  db
+export async function linkOwners(
+  db: Db,
+  instance: string,
+  allocationIds: readonly string[],
+): Promise<{ id: string; link_session: string | null }[]> {
+  // Read by primary key and filtered here, for the same reason as in touchLinks.
+  const rows = await db
     .selectFrom('allocations')
-    .select(['id', 'link_session'])
+    .select(['id', 'link_session', 'link_instance', 'link_state'])
     .where('id', 'in', allocationIds)
-    .where('link_instance', '=', instance)
-    .where('link_state', '=', 'CONNECTED')
     .execute();
+  return rows.filter((r) => r.link_instance === instance && r.link_state === 'CONNECTED');
+}

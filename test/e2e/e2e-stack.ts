@@ -157,7 +157,9 @@ export class Api {
   ): Promise<T> {
     const res = await this.request<T>(method, path, options);
     if (res.status !== expected) {
-      throw new Error(`${method} ${path}: expected ${expected}, got ${res.status} ${JSON.stringify(res.body)}`);
+      throw new Error(
+        `${method} ${path}: expected ${expected}, got ${res.status} ${JSON.stringify(res.body)}`,
+      );
     }
     return res.body.data;
   }

@@ -2,14 +2,37 @@
 // process enrols with its code next to a RouterOS simulator process, and every command goes
 // app → controller → agent → router and back.
 import { createHash } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { Client as FtpClient } from 'basic-ftp';
 import { expect } from 'chai';
-import { Stack, TEST_MS, type SimSpec } from './e2e-stack.js';
+import { ROUTER_PASSWORD, ROUTER_USER, Stack, TEST_MS, type SimSpec } from './e2e-stack.js';
 
 interface Backup {
   file_name: string;
   size: number;
   sha256: string;
   content_base64: string;
+}
+
+/** A file of the router as its FTP service hands it out: the bytes, independently of the agent. */
+async function ftpDownload(port: number, name: string): Promise<Buffer> {
+  const ftp = new FtpClient(10_000);
+  const chunks: Buffer[] = [];
+  try {
+    await ftp.access({ host: '127.0.0.1', port, user: ROUTER_USER, password: ROUTER_PASSWORD });
+    await ftp.downloadTo(
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          chunks.push(chunk);
+          done();
+        },
+      }),
+      name,
+    );
+  } finally {
+    ftp.close();
+  }
+  return Buffer.concat(chunks);
 }
 
 const ROUTERS: { spec: SimSpec; model: string }[] = [
@@ -88,7 +111,9 @@ describe('e2e: enrolment and commands (controller, agent, RouterOS simulator as 
 
       const ping = await stack.api.run(client, allocation.id, 'router.ping');
       expect(ping.state, JSON.stringify(ping.fault)).to.equal('DONE');
-      expect((ping.output as { rtt_ms: number }).rtt_ms).to.be.a('number').at.least(0);
+      expect((ping.output as { rtt_ms: number }).rtt_ms)
+        .to.be.a('number')
+        .at.least(0);
 
       const exported = await stack.api.run(client, allocation.id, 'hotspot.users.export');
       expect(exported.state, JSON.stringify(exported.fault)).to.equal('DONE');
@@ -109,6 +134,10 @@ describe('e2e: enrolment and commands (controller, agent, RouterOS simulator as 
       const file = (await sim.summary()).files.find((f) => f.name === backup.file_name);
       expect(file, 'the backup file on the router').to.not.equal(undefined);
       expect(file!.size).to.equal(backup.size);
+      if (sim.ftpPort !== null) {
+        const onFlash = await ftpDownload(sim.ftpPort, backup.file_name);
+        expect(createHash('sha256').update(onFlash).digest('hex')).to.equal(backup.sha256);
+      }
     });
   }
 });

@@ -26,7 +26,12 @@ describe('e2e: link resilience (agent killed, controller restarted)', function (
     const { agent, allocation } = await stack.enrolAgent(client, sim);
     agent.proc.child.kill('SIGKILL');
     await agent.proc.exited;
-    await stack.api.waitForAllocation(client, allocation.id, (a) => a.link_state === 'DISCONNECTED', 'DISCONNECTED');
+    await stack.api.waitForAllocation(
+      client,
+      allocation.id,
+      (a) => a.link_state === 'DISCONNECTED',
+      'DISCONNECTED',
+    );
 
     const queued = await stack.api.enqueue(client, allocation.id, 'backup.save', { name: 'after-kill' });
     expect(queued.state).to.equal('QUEUED');

@@ -69,7 +69,9 @@ describe('e2e: outbox drained after a long disconnect', function () {
 
     const db = new Database(stack.dbFile, { readonly: true, fileMustExist: true });
     try {
-      const count = db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM agent_reports WHERE id = ?');
+      const count = db.prepare<[string], { n: number }>(
+        'SELECT COUNT(*) AS n FROM agent_reports WHERE id = ?',
+      );
       const row = db.prepare<[string], StoredReport>('SELECT * FROM agent_reports WHERE id = ?');
       for (const report of offline) {
         expect(count.get(report.id)?.n, `report ${report.id}`).to.equal(1);

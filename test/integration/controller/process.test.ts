@@ -57,6 +57,16 @@ describe('controller process', function () {
     }
   });
 
+  it('exits on SIGTERM even when nothing reads its output any more (dead log shipper)', async () => {
+    const p = start(await freePort());
+    await p.waitFor(/controller listening/);
+    p.child.stdout!.destroy();
+    p.child.stderr!.destroy();
+    p.child.kill('SIGTERM');
+    const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('hung'), 8000))]);
+    expect(code).to.not.equal('hung');
+  });
+
   it('lets an in-flight request finish during shutdown', async () => {
     const port = await freePort();
     const p = start(port);

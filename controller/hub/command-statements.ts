@@ -1,0 +1,163 @@
+// The statements every command goes through (enqueue, send, ack, result, wait), compiled once per
+// database by Kysely (correct SQL for either dialect), then only run. Building and compiling a
+// Kysely query costs 30-80 µs and a burst of short-lived objects; a command runs six of these, so
+// at 10k agents that was a good part of the round trip and of the garbage collector's work.
+// Everything else (a fresh link's resends, the sweep, the expiry job) builds its queries per call.
+import type { Db } from '../db/database.js';
+import { PreparedStatement, slot } from '../modules/tickets/prepared-statement.js';
+import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
+
+/** The columns of a command row, in the order the insert takes them. */
+const COLUMNS = [
+  'id',
+  'allocation_id',
+  'client_id',
+  'name',
+  'params',
+  'state',
+  'deadline',
+  'created_at',
+  'sent_at',
+  'acked_at',
+  'finished_at',
+  'attempts',
+  'output',
+  'fault_code',
+  'fault_message',
+  'fault_retryable',
+] as const satisfies readonly (keyof AgentCommandsTable)[];
+
+export type Outcome = Pick<
+  AgentCommandsTable,
+  'output' | 'fault_code' | 'fault_message' | 'fault_retryable' | 'finished_at'
+> & { state: 'DONE' | 'FAILED' };
+
+const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
+
+export class CommandStatements {
+  readonly #allocationOfClient: PreparedStatement<{ id: string }>;
+  readonly #insert: PreparedStatement<unknown>;
+  readonly #findForClient: PreparedStatement<AgentCommandsTable>;
+  readonly #findForAllocation: PreparedStatement<AgentCommandsTable>;
+  readonly #claimQueued: PreparedStatement<AgentCommandsTable>;
+  readonly #markAcked: PreparedStatement<unknown>;
+  readonly #finish: PreparedStatement<AgentCommandsTable>;
+
+  constructor(private readonly db: Db) {
+    this.#allocationOfClient = new PreparedStatement(
+      db
+        .selectFrom('allocations')
+        .select('id')
+        .where('client_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .compile(),
+    );
+    this.#insert = new PreparedStatement(
+      db
+        .insertInto('agent_commands')
+        .values(Object.fromEntries(COLUMNS.map((c, i) => [c, slot(i)])) as unknown as AgentCommandsTable)
+        .compile(),
+    );
+    this.#findForClient = new PreparedStatement(
+      db
+        .selectFrom('agent_commands')
+        .selectAll()
+        .where('client_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .compile(),
+    );
+    this.#findForAllocation = new PreparedStatement(
+      db
+        .selectFrom('agent_commands')
+        .selectAll()
+        .where('allocation_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .compile(),
+    );
+    // QUEUED → SENT on the link of session `sid` only, found by primary key, the row returned: the
+    // in-process send of a command just queued in one statement. (Reading the allocation's QUEUED
+    // commands first would cost a second statement, and without table statistics SQLite answers that
+    // read through the (state, deadline) index, i.e. by scanning every QUEUED command.)
+    this.#claimQueued = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set((eb) => ({ state: 'SENT' as CommandState, sent_at: slot(2), attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', slot(0))
+        .where('state', '=', 'QUEUED')
+        .where('deadline', '>', slot(2))
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('allocations')
+              .select('allocations.id')
+              .whereRef('allocations.id', '=', 'agent_commands.allocation_id')
+              .where('allocations.link_session', '=', slot(1)),
+          ),
+        )
+        .returningAll()
+        .compile(),
+    );
+    this.#markAcked = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set({ state: 'ACKED', acked_at: slot(2) })
+        .where('allocation_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .where('state', 'in', ['QUEUED', 'SENT'])
+        .compile(),
+    );
+    // Guarded by the open states, so a command already final is left exactly as it is.
+    this.#finish = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set({
+          state: slot<'DONE' | 'FAILED'>(2),
+          output: slot(3),
+          fault_code: slot(4),
+          fault_message: slot(5),
+          fault_retryable: slot<number>(6),
+          finished_at: slot(7),
+        })
+        .where('allocation_id', '=', slot(0))
+        .where('id', '=', slot(1))
+        .where('state', 'in', OPEN_COMMAND_STATES)
+        .returningAll()
+        .compile(),
+    );
+  }
+
+  /** True when the allocation exists and belongs to the client. */
+  async allocationOfClient(clientId: string, allocationId: string): Promise<boolean> {
+    return (await this.#allocationOfClient.run(this.db, [clientId, allocationId])).rows.length > 0;
+  }
+
+  async insert(row: AgentCommandsTable): Promise<void> {
+    await this.#insert.run(
+      this.db,
+      COLUMNS.map((c) => row[c]),
+    );
+  }
+
+  async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
+    return (await this.#findForClient.run(this.db, [clientId, id])).rows[0];
+  }
+
+  /** A command as its agent may see it: only the commands of its own allocation. */
+  async findForAllocation(allocationId: string, id: string): Promise<AgentCommandsTable | undefined> {
+    return (await this.#findForAllocation.run(this.db, [allocationId, id])).rows[0];
+  }
+
+  async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {
+    return (await this.#claimQueued.run(this.db, [id, sid, now])).rows[0];
+  }
+
+  async markAcked(allocationId: string, id: string, now: string): Promise<boolean> {
+    return affected(await this.#markAcked.run(this.db, [allocationId, id, now])) === 1;
+  }
+
+  /** Writes the outcome once; the final row when this call wrote it. */
+  async finish(allocationId: string, id: string, o: Outcome): Promise<AgentCommandsTable | undefined> {
+    const values = [allocationId, id, o.state, o.output, o.fault_code, o.fault_message];
+    return (await this.#finish.run(this.db, [...values, o.fault_retryable, o.finished_at])).rows[0];
+  }
+}

@@ -1,0 +1,120 @@
+// Document 1's RADIUS topology and enrolment routes under /api/v1/radius. Client token, tenant from
+// the token, RADIUS licence active. Answers carry their fields beside `success` (no `data`
+// wrapper), as the contract shows them, and the header X-Contract-Version: 1.0.
+import type { Context } from 'koa';
+import type { Api } from '../../http/api.js';
+import type { Principal } from '../../http/principal.js';
+import type { LicencesService } from '../licences/service.js';
+import { enrolBodyDoc, parseEnrolBody } from './schemas.js';
+import type { NasService } from './service.js';
+
+const BASE = '/api/v1/radius';
+const tags = ['nas'];
+/** "The topology contract carries version 1.0" (document 1, Versioning). */
+export const CONTRACT_VERSION = '1.0';
+
+export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesService }): void {
+  const { nas, licences } = deps;
+  const tenant = async (ctx: Context, principal: Principal | null): Promise<string> => {
+    const clientId = principal!.tenantId;
+    await licences.requireActive(clientId, 'RADIUS');
+    ctx.set('X-Contract-Version', CONTRACT_VERSION);
+    return clientId;
+  };
+  const auth = ['client'] as const;
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/topology`,
+      summary: "The client's RADIUS routers: the PRIMARY, the MEMBERs and the anomalies",
+      tags,
+      auth,
+    },
+    async (ctx, { principal }) => ({ success: true, ...(await nas.topology(await tenant(ctx, principal))) }),
+  );
+
+  api.route(
+    {
+      method: 'put',
+      path: `${BASE}/nas/:nasId/primary`,
+      summary: 'Make an active NAS the PRIMARY (the previous one becomes a MEMBER, atomically)',
+      tags,
+      auth,
+    },
+    async (ctx, { params, principal }) => {
+      const clientId = await tenant(ctx, principal);
+      const { nasId } = params as { nasId: string };
+      const outcome = await nas.promote(clientId, nasId);
+      return {
+        success: true,
+        nas_id: nasId,
+        role: 'PRIMARY',
+        previous_primary_nas_id: outcome.previousPrimaryId,
+        changed: outcome.changed,
+      };
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: `${BASE}/nas/:nasId`,
+      summary: 'Delete a NAS (soft); not the PRIMARY while active members remain',
+      tags,
+      auth,
+    },
+    async (ctx, { params, principal }) => {
+      const clientId = await tenant(ctx, principal);
+      const removed = await nas.remove(clientId, (params as { nasId: string }).nasId);
+      return { success: true, nas_id: removed.id, status: 'DELETED', previous_role: removed.role };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/nas`,
+      summary: 'Enrol a router as a RADIUS NAS (server-applied, or app_apply: the app applies the script)',
+      tags,
+      auth,
+      body: enrolBodyDoc,
+      status: 201,
+    },
+    async (ctx, { principal }) => {
+      const clientId = await tenant(ctx, principal);
+      const input = parseEnrolBody(ctx.request.body);
+      return { success: true, ...(await nas.enrol(clientId, input)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/nas/:nasId/provisioning`,
+      summary: 'The RouterOS provisioning script of a NAS (holds its RADIUS secret)',
+      tags,
+      auth,
+    },
+    async (ctx, { params, principal }) => {
+      const clientId = await tenant(ctx, principal);
+      // The script holds the secret: no cache may keep it.
+      ctx.set('Cache-Control', 'no-store');
+      return { success: true, ...(await nas.provisioning(clientId, (params as { nasId: string }).nasId)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/nas/:nasId/verify`,
+      summary: "Check the router's RADIUS set-up through its agent; a passing PENDING NAS becomes ACTIVE",
+      tags,
+      auth,
+    },
+    async (ctx, { params, principal }) => {
+      const clientId = await tenant(ctx, principal);
+      return { success: true, ...(await nas.verify(clientId, (params as { nasId: string }).nasId)) };
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { AppError } from '../../core/app-error.js';
+import type { EnrolInput } from './service.js';
+
+const SERIAL_MAX = 64;
+
+const enrolBody = z.object({
+  router_serial: z.string().min(1).max(SERIAL_MAX),
+  apply_mode: z.enum(['app_apply']).optional(),
+});
+
+/**
+ * The POST /nas body as the OpenAPI document shows it. It lets anything through (`catch` hands
+ * the input back): the handler parses it itself, because a missing serial must answer the
+ * contract's ROUTER_SERIAL_REQUIRED, not the generic VALIDATION_ERROR, and only after the licence.
+ */
+export const enrolBodyDoc = enrolBody.catch((ctx) => ctx.value as z.output<typeof enrolBody>);
+
+const serialRequired = (message: string) =>
+  new AppError('ROUTER_SERIAL_REQUIRED', message, { details: [{ field: 'router_serial', message }] });
+
+/** `{router_serial, apply_mode?}`; anything else the body holds is ignored (never `client_id`). */
+export function parseEnrolBody(body: unknown): EnrolInput {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw serialRequired('router_serial is required (send a JSON object)');
+  }
+  const { router_serial: serial, apply_mode: mode } = body as Record<string, unknown>;
+  if (typeof serial !== 'string' || serial.trim() === '') {
+    throw serialRequired('router_serial is required (a non-empty string)');
+  }
+  if (serial.trim().length > SERIAL_MAX) {
+    throw serialRequired(`router_serial must be at most ${SERIAL_MAX} characters`);
+  }
+  if (mode !== undefined && mode !== null && mode !== 'app_apply' && mode !== 'server') {
+    const message = "apply_mode must be 'app_apply' or absent";
+    throw new AppError('VALIDATION_ERROR', message, { details: [{ field: 'apply_mode', message }] });
+  }
+  return { routerSerial: serial.trim(), applyMode: mode === 'app_apply' ? 'app_apply' : 'server' };
+}

@@ -1,0 +1,202 @@
+// The NAS module's API: topology, promotion, deletion, enrolment, provisioning and verification of
+// a client's RADIUS routers, and the RADIUS directory. Routers are only ever reached through their
+// agent (CommandService); other modules' data through their services.
+import type { Clock } from '../../core/clock.js';
+import { iso } from '../../core/clock.js';
+import type { DialectCapabilities } from '../../db/capabilities.js';
+import type { Db } from '../../db/database.js';
+import type { CommandService } from '../../hub/command-service.js';
+import type { JobDefinition } from '../../jobs/scheduler.js';
+import type { Logger } from '../../logger.js';
+import type { NasEntry } from '../../radius/nas-directory.js';
+import type { AllocationView, AllocationsService } from '../allocations/service.js';
+import type { TicketsService } from '../tickets/service.js';
+import type { DbNasDirectory } from './db-nas-directory.js';
+import { NasDeployment, type DeploymentResult } from './deployment.js';
+import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
+import { NasRegistry } from './nas-registry.js';
+import { nasView, provisioningBlock, sameSerial, type NasView, type ProvisioningBlock } from './nas-view.js';
+import type { OpenSessionCounter } from './open-sessions.js';
+import { provisioningScript, RADIUS_TIMEOUT, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
+import * as q from './queries.js';
+import type { NasApplyMode, NasTable } from './tables.js';
+import { buildTopology, type Topology } from './topology.js';
+import { verifyRouter, type VerifyReport } from './verification.js';
+
+export const DEPLOYMENT_SWEEP_JOB = 'NAS_DEPLOYMENT_SWEEP';
+
+export interface NasServiceDeps {
+  db: Db;
+  caps: DialectCapabilities;
+  clock: Clock;
+  logger: Logger;
+  allocations: AllocationsService;
+  commands: CommandService;
+  tickets: TicketsService;
+  sessions: OpenSessionCounter;
+  directory: DbNasDirectory;
+  /** Where enrolled routers send RADIUS. */
+  target: RadiusTarget;
+  /** Longest wait for each agent command of an enrolment or a verification. */
+  bridgeTimeoutMs: number;
+}
+
+export interface EnrolInput {
+  routerSerial: string;
+  applyMode: NasApplyMode;
+}
+
+export type EnrolResult =
+  | { apply_mode: 'app_apply'; nas: NasView; provisioning: ProvisioningBlock & { script: string } }
+  | ({ apply_mode: 'server'; nas: NasView; provisioning: ProvisioningBlock } & Omit<DeploymentResult, 'nas'>);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class NasService {
+  readonly directory: DbNasDirectory;
+  readonly #registry: NasRegistry;
+  readonly #deployment: NasDeployment;
+
+  constructor(private readonly deps: NasServiceDeps) {
+    this.directory = deps.directory;
+    this.#registry = new NasRegistry(deps.db, deps.caps, deps.clock, deps.directory);
+    this.#deployment = new NasDeployment({ ...deps, registry: this.#registry });
+  }
+
+  async topology(clientId: string): Promise<Topology> {
+    const rows = await q.listLive(this.deps.db, clientId);
+    const allocations = await this.#allocations(clientId);
+    const active = rows.filter((r) => r.status === 'ACTIVE').map((r) => r.id);
+    const sessions = await this.deps.sessions.openSessionsByNas(clientId, active);
+    return buildTopology(rows, allocations, sessions);
+  }
+
+  promote(clientId: string, nasId: string) {
+    if (!UUID.test(nasId)) throw nasNotFound();
+    return this.#registry.promote(clientId, nasId);
+  }
+
+  /** Soft-deletes a NAS; refused while its router is being deployed or while it is a PRIMARY with members. */
+  async remove(clientId: string, nasId: string): Promise<NasTable> {
+    if (!UUID.test(nasId)) throw nasNotFound();
+    return this.#registry.remove(clientId, nasId, async (nas) => {
+      const lock = await q.findLock(this.deps.db, clientId, nas.allocation_id);
+      if (lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime()) {
+        throw deploymentInProgress(lock, nas);
+      }
+    });
+  }
+
+  /**
+   * Enrols the router whose agent reported `routerSerial`. `app_apply`: the NAS and its script,
+   * nothing sent to the router. Server mode: deployed through the agent under the router's lock.
+   */
+  async enrol(clientId: string, input: EnrolInput): Promise<EnrolResult> {
+    const allocation = await this.#allocationBySerial(clientId, input.routerSerial);
+    if (!allocation || allocation.link_state !== 'CONNECTED')
+      throw tunnelNotConnected(input.routerSerial, allocation);
+    if (input.applyMode === 'app_apply') {
+      const { nas } = await this.deps.db
+        .transaction()
+        .execute((trx) => this.#registry.resolve(trx, clientId, allocation, 'app_apply'));
+      this.directory.invalidate();
+      return {
+        apply_mode: 'app_apply',
+        nas: await this.#view(clientId, nas, allocation),
+        provisioning: { ...provisioningBlock(nas), script: provisioningScript(nas, this.deps.target) },
+      };
+    }
+    const { nas, ...outcome } = await this.#deployment.run(clientId, allocation);
+    return {
+      apply_mode: 'server',
+      nas: await this.#view(clientId, nas, allocation),
+      provisioning: provisioningBlock(nas),
+      ...outcome,
+    };
+  }
+
+  async provisioning(clientId: string, nasId: string) {
+    const nas = await this.#find(clientId, nasId);
+    const { target } = this.deps;
+    return {
+      nas_id: nas.id,
+      apply_mode: nas.apply_mode,
+      status: nas.status,
+      script_name: SCRIPT_NAME,
+      script: provisioningScript(nas, target),
+      radius: {
+        address: target.address,
+        authentication_port: target.authPort,
+        accounting_port: target.acctPort,
+        timeout: RADIUS_TIMEOUT,
+        interim_update_seconds: target.interimSeconds,
+      },
+    };
+  }
+
+  /** Reads the router through its agent; a PENDING NAS whose router passes every check becomes ACTIVE. */
+  async verify(
+    clientId: string,
+    nasId: string,
+  ): Promise<VerifyReport & { nas: NasView; deployment: { status: 'DEPLOYING'; started_at: string } | null }> {
+    let nas = await this.#find(clientId, nasId);
+    const allocation = await this.deps.allocations.get(clientId, nas.allocation_id);
+    const report = await verifyRouter(this.deps, clientId, nas, allocation);
+    if (report.verified) {
+      await q.markVerified(this.deps.db, clientId, nas.id, iso(this.deps.clock.now()));
+      nas = (await this.#registry.activate(clientId, nas.id)) ?? nas;
+    }
+    const lock = await q.findLock(this.deps.db, clientId, nas.allocation_id);
+    const deploying = lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime();
+    return {
+      nas: await this.#view(clientId, nas, allocation),
+      ...report,
+      deployment: deploying ? { status: 'DEPLOYING', started_at: lock.started_at } : null,
+    };
+  }
+
+  /** The RADIUS identity of an allocation's NAS (for the agent relay), or null when it has none. */
+  forAllocation(allocationId: string): Promise<NasEntry | null> {
+    return this.directory.forAllocation(allocationId);
+  }
+
+  deploymentSweepJob(): JobDefinition {
+    return {
+      name: DEPLOYMENT_SWEEP_JOB,
+      cadence: { everyMs: 60_000 },
+      run: (now) => this.#deployment.cancelExpired(now),
+    };
+  }
+
+  async #find(clientId: string, nasId: string): Promise<NasTable> {
+    const nas = UUID.test(nasId) ? await q.findLive(this.deps.db, clientId, nasId) : undefined;
+    if (!nas) throw nasNotFound();
+    return nas;
+  }
+
+  async #view(clientId: string, nas: NasTable, allocation: AllocationView): Promise<NasView> {
+    const open = await this.deps.sessions.openSessionsByNas(clientId, [nas.id]);
+    return nasView(nas, allocation, open.get(nas.id) ?? 0);
+  }
+
+  async #allocations(clientId: string): Promise<Map<string, AllocationView>> {
+    return new Map((await this.deps.allocations.list(clientId)).map((a) => [a.id, a]));
+  }
+
+  /**
+   * The tenant's allocation whose agent reported this serial. A router re-enrolled on a new slot
+   * leaves the old one behind: a live (not revoked) slot first, a connected one first, then the
+   * freshest facts.
+   */
+  async #allocationBySerial(clientId: string, serial: string): Promise<AllocationView | undefined> {
+    const candidates = (await this.deps.allocations.list(clientId)).filter(
+      (a) => a.status !== 'REVOKED' && sameSerial(a.router.serial, serial),
+    );
+    const rank = (a: AllocationView) => (a.link_state === 'CONNECTED' ? 1 : 0);
+    candidates.sort(
+      (a, b) =>
+        rank(b) - rank(a) || (b.router.updated_at ?? '').localeCompare(a.router.updated_at ?? ''),
+    );
+    return candidates[0];
+  }
+}

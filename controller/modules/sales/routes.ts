@@ -1,0 +1,69 @@
+// The local sales registry under /api/v1/radius (document 1 leaves the path open; see
+// docs/decisions.md). Every answer names its registry, as document 1 asks of each screen.
+import type { Api } from '../../http/api.js';
+import type { Principal } from '../../http/principal.js';
+import type { LicencesService } from '../licences/service.js';
+import { importBody, salesQuery, summaryQuery } from './schemas.js';
+import { REGISTRY, type SalesService } from './service.js';
+
+const BASE = '/api/v1/radius/sales';
+const tags = ['sales'];
+
+export function salesRoutes(api: Api, deps: { sales: SalesService; licences: LicencesService }): void {
+  const { sales, licences } = deps;
+  // The registry belongs to the RADIUS product (it is repatriated for the switch), like the reseller
+  // routes: a client token with an active RADIUS licence.
+  const manager = async (principal: Principal | null): Promise<string> => {
+    const tenant = principal!.tenantId;
+    await licences.requireActive(tenant, 'RADIUS');
+    return tenant;
+  };
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/import`,
+      summary: "Repatriate a router's local sales history through its agent (re-import adds only what is new)",
+      tags,
+      auth: ['client'],
+      body: importBody,
+    },
+    async (_ctx, { body, principal }) => ({
+      success: true,
+      ...(await sales.import(await manager(principal), body.allocation_id, body.page_size)),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: BASE,
+      summary: 'Sales records, newest first; undated ones last (paginated)',
+      tags,
+      auth: ['client'],
+      query: salesQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      registry: REGISTRY,
+      sales: await sales.list(await manager(principal), query),
+      limit: query.limit,
+      offset: query.offset,
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/summary`,
+      summary: 'Totals (VENTE money, CONNEXION usage, undated sales) and a monthly breakdown',
+      tags,
+      auth: ['client'],
+      query: summaryQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      ...(await sales.summary(await manager(principal), query.allocation_id, query.year)),
+    }),
+  );
+}
