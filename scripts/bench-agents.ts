@@ -179,6 +179,41 @@ async function startService(
   return { child, info };
 }
 
+// The machine may be shared: CPU used by processes outside this run makes its figures noisy, so
+// each phase reports it. Ours = this process and its descendants (children that exited are in
+// their parent's cutime/cstime); the machine = /proc/stat.
+function machineJiffies(): { busy: number; total: number } {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
+function treeJiffies(): number {
+  let sum = 0;
+  for (const pid of [process.pid, ...descendants(process.pid)]) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime, stime, cutime, cstime (fields 14-17 of /proc/PID/stat)
+      sum += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return sum;
+}
+
+/** Starts measuring; the result is the share of the machine's CPU that other processes used. */
+function otherCpu(): () => number {
+  const m0 = machineJiffies();
+  const t0 = treeJiffies();
+  return () => {
+    const m1 = machineJiffies();
+    const ours = treeJiffies() - t0;
+    return Math.max(0, (m1.busy - m0.busy - ours) / Math.max(1, m1.total - m0.total));
+  };
+}
+
 const getJson = async <T>(base: string, path: string, timeoutMs = 120_000): Promise<T> => {
   const res = await fetch(new URL(path, base), { signal: AbortSignal.timeout(timeoutMs) });
   if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
@@ -209,6 +244,8 @@ interface RttFigure {
   max: number | null;
 }
 interface ServerFigures {
+  /** Share of the machine's CPU used by processes outside this run while it measured. */
+  otherCpu?: number;
   base: { rss: number; heapUsed: number };
   steps: StepFigure[];
   serial?: RttFigure;
@@ -285,6 +322,7 @@ async function peer(): Promise<void> {
     if (installed.status !== 0) throw new Error(`npm install in ${PEER_DIR} failed: ${installed.stderr}`);
   }
   const limit = Math.min(300, secondsLeft() - 60);
+  const other = otherCpu();
   const r = await run(
     process.execPath,
     [
@@ -310,6 +348,7 @@ async function peer(): Promise<void> {
     rtt: (RttFigure & { mode: string })[];
   };
   report.peer = {
+    otherCpu: other(),
     base: run1.base,
     steps: run1.steps.map((s) => ({
       conns: s.conns,
@@ -387,6 +426,7 @@ async function ours(server: ServerInfo): Promise<void> {
     return w;
   });
   await sleep(2000);
+  const other = otherCpu();
   const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
   const figures: ServerFigures = { base, steps: [] };
   report.ours = figures;
@@ -413,6 +453,7 @@ async function ours(server: ServerInfo): Promise<void> {
   figures.serial = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`);
   figures.burst = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`);
   figures.failed = [...state.values()].reduce((a, s) => a + s.failed, 0);
+  figures.otherCpu = other();
   for (const w of workers) w.send({ stop: true });
   await sleep(500);
   await Promise.all(workers.map((w) => stopChild(w)));
@@ -563,6 +604,13 @@ function table(): string {
     );
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
+  }
+  const noisy = [report.peer, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
+  if (report.peer || report.ours) {
+    const pct = (f?: ServerFigures) => (f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`);
+    lines.push(
+      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
+    );
   }
 
   const a = report.agent;

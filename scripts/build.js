@@ -1,15 +1,18 @@
 // Transpiles the TypeScript sources to dist/ (one file per source, ESM). Type checking is `npm run typecheck`.
 import { build } from 'esbuild';
-import { readdirSync, statSync, rmSync } from 'node:fs';
+import { copyFileSync, readdirSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const roots = ['controller', 'agent', 'protocol', 'test/routeros-sim'];
 const entries = [];
+// RADIUS dictionaries are read at run time beside the code that loads them.
+const assets = [];
 const walk = (dir) => {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) walk(path);
     else if (name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts')) entries.push(path);
+    else if (name.startsWith('dictionary.')) assets.push(path);
   }
 };
 for (const root of roots) {
@@ -30,3 +33,4 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+for (const asset of assets) copyFileSync(asset, join('dist', asset));

@@ -46,8 +46,34 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
   return { db, caps: SQLITE_CAPABILITIES, close: () => db.destroy() };
+}
+
+// Kysely's SQLite driver prepares every statement on every run; on the RADIUS and batch paths
+// preparing costs as much as executing. Statements are reused from a bounded cache instead (safe:
+// Kysely gives the single connection to one query at a time).
+const STATEMENT_CACHE_SIZE = 500;
+
+function cachingStatements(sqlite: BetterSqlite3.Database) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    prepare(sql: string): BetterSqlite3.Statement {
+      let stmt = cache.get(sql);
+      if (stmt) {
+        cache.delete(sql); // re-insert: the Map's order is the recency order
+      } else {
+        stmt = sqlite.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, stmt);
+      return stmt;
+    },
+    close(): void {
+      cache.clear();
+      sqlite.close();
+    },
+  };
 }
 
 async function openPostgres(url: string, options: OpenOptions): Promise<DatabaseHandle> {

@@ -15,7 +15,9 @@ export function nasEnrolBodyGuard() {
       const status = (err as { status?: number } | null)?.status;
       if (err instanceof AppError || status !== 400) throw err;
       const message = 'router_serial is required (the body is not a JSON object)';
-      throw new AppError('ROUTER_SERIAL_REQUIRED', message, { details: [{ field: 'router_serial', message }] });
+      throw new AppError('ROUTER_SERIAL_REQUIRED', message, {
+        details: [{ field: 'router_serial', message }],
+      });
     }
   };
 }

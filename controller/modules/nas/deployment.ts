@@ -89,7 +89,11 @@ export class NasDeployment {
     }
     return {
       nas: active,
-      deployment: { status: 'COMPLETED', started_at: held.startedAt, finished_at: iso(this.deps.clock.now()) },
+      deployment: {
+        status: 'COMPLETED',
+        started_at: held.startedAt,
+        finished_at: iso(this.deps.clock.now()),
+      },
       sync: {
         local_accounts: exported.output.count,
         profiles: profiles.length,
@@ -110,7 +114,10 @@ export class NasDeployment {
       const nasId = lock.nas_id && lock.nas_created === 1 ? lock.nas_id : null;
       // Guarded by the token: a lock taken over since the read is not this one any more.
       if (!(await this.#release(lock.client_id, lock.allocation_id, lock.token, nasId))) continue;
-      logger.warn({ allocationId: lock.allocation_id, nasId: lock.nas_id }, 'expired NAS deployment cancelled');
+      logger.warn(
+        { allocationId: lock.allocation_id, nasId: lock.nas_id },
+        'expired NAS deployment cancelled',
+      );
       cancelled++;
     }
     return { cancelled };

@@ -69,9 +69,13 @@ export function provisionError(
   step: DeployStep,
   fault: { code: string; message: string },
 ): AppError {
-  return new AppError('RADIUS_PROVISION_ERROR', `The router refused the RADIUS provisioning: ${fault.message}`, {
-    details: { nas_id: nasId, step, fault, rolled_back: true },
-  });
+  return new AppError(
+    'RADIUS_PROVISION_ERROR',
+    `The router refused the RADIUS provisioning: ${fault.message}`,
+    {
+      details: { nas_id: nasId, step, fault, rolled_back: true },
+    },
+  );
 }
 
 export function bridgeUnavailable(nasId: string, step: DeployStep, waitedMs: number): AppError {

@@ -43,7 +43,7 @@ export class NasRegistry {
       } catch (err) {
         if (attempt >= ATTEMPTS || !isUniqueViolation(err)) throw err;
       }
-    } 
+    }
   }
 
   /**
@@ -137,11 +137,15 @@ export class NasRegistry {
    * Soft-deletes a NAS. The ACTIVE PRIMARY cannot go while ACTIVE members remain: 409 naming them,
    * so the client promotes one first.
    */
-  async remove(clientId: string, nasId: string, guard: (nas: NasTable) => Promise<void>): Promise<NasTable> {
+  async remove(
+    clientId: string,
+    nasId: string,
+    guard: (trx: Db, nas: NasTable) => Promise<void>,
+  ): Promise<NasTable> {
     const removed = await this.withClientLock(clientId, async (trx) => {
       const row = await q.findLive(trx, clientId, nasId);
       if (!row) throw nasNotFound();
-      await guard(row);
+      await guard(trx, row);
       if (row.role === 'PRIMARY' && row.status === 'ACTIVE') {
         const candidates = await q.activeMemberIds(trx, clientId);
         if (candidates.length > 0) {

@@ -7,11 +7,7 @@ export type TunnelStatus = 'CONNECTED' | 'DISCONNECTED';
 
 /** Why a NAS is not an operational router; ELIGIBLE when it is. */
 export type EligibilityCode =
-  | 'ELIGIBLE'
-  | 'NOT_VERIFIED'
-  | 'ALLOCATION_REVOKED'
-  | 'ROUTER_CHANGED'
-  | 'TUNNEL_DISCONNECTED';
+  'ELIGIBLE' | 'NOT_VERIFIED' | 'ALLOCATION_REVOKED' | 'ROUTER_CHANGED' | 'TUNNEL_DISCONNECTED';
 
 export interface NasView {
   id: string;
@@ -62,7 +58,11 @@ export function eligibility(nas: NasTable, allocation: AllocationView | undefine
   return { eligible: code === 'ELIGIBLE', code };
 }
 
-export function nasView(nas: NasTable, allocation: AllocationView | undefined, sessionsOpen: number): NasView {
+export function nasView(
+  nas: NasTable,
+  allocation: AllocationView | undefined,
+  sessionsOpen: number,
+): NasView {
   return {
     id: nas.id,
     nasname: nas.nasname,

@@ -15,13 +15,20 @@ import type { DbNasDirectory } from './db-nas-directory.js';
 import { NasDeployment, type DeploymentResult } from './deployment.js';
 import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
 import { NasRegistry } from './nas-registry.js';
-import { nasView, provisioningBlock, sameSerial, type NasView, type ProvisioningBlock } from './nas-view.js';
+import {
+  nasView,
+  provisioningBlock,
+  sameSerial,
+  tunnelStatus,
+  type NasView,
+  type ProvisioningBlock,
+} from './nas-view.js';
 import type { OpenSessionCounter } from './open-sessions.js';
 import { provisioningScript, RADIUS_TIMEOUT, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
 import { buildTopology, type Topology } from './topology.js';
-import { verifyRouter, type VerifyReport } from './verification.js';
+import { deployingReport, verifyRouter, type VerifyReport } from './verification.js';
 
 export const DEPLOYMENT_SWEEP_JOB = 'NAS_DEPLOYMENT_SWEEP';
 
@@ -79,8 +86,8 @@ export class NasService {
   /** Soft-deletes a NAS; refused while its router is being deployed or while it is a PRIMARY with members. */
   async remove(clientId: string, nasId: string): Promise<NasTable> {
     if (!UUID.test(nasId)) throw nasNotFound();
-    return this.#registry.remove(clientId, nasId, async (nas) => {
-      const lock = await q.findLock(this.deps.db, clientId, nas.allocation_id);
+    return this.#registry.remove(clientId, nasId, async (trx, nas) => {
+      const lock = await q.findLock(trx, clientId, nas.allocation_id);
       if (lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime()) {
         throw deploymentInProgress(lock, nas);
       }
@@ -138,21 +145,26 @@ export class NasService {
   async verify(
     clientId: string,
     nasId: string,
-  ): Promise<VerifyReport & { nas: NasView; deployment: { status: 'DEPLOYING'; started_at: string } | null }> {
+  ): Promise<
+    VerifyReport & { nas: NasView; deployment: { status: 'DEPLOYING'; started_at: string } | null }
+  > {
     let nas = await this.#find(clientId, nasId);
     const allocation = await this.deps.allocations.get(clientId, nas.allocation_id);
+    const lock = await q.findLock(this.deps.db, clientId, nas.allocation_id);
+    if (lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime()) {
+      // The agent runs one command at a time: a read now would only queue behind the deployment.
+      return {
+        nas: await this.#view(clientId, nas, allocation),
+        ...deployingReport(tunnelStatus(allocation) === 'CONNECTED'),
+        deployment: { status: 'DEPLOYING', started_at: lock.started_at },
+      };
+    }
     const report = await verifyRouter(this.deps, clientId, nas, allocation);
     if (report.verified) {
       await q.markVerified(this.deps.db, clientId, nas.id, iso(this.deps.clock.now()));
       nas = (await this.#registry.activate(clientId, nas.id)) ?? nas;
     }
-    const lock = await q.findLock(this.deps.db, clientId, nas.allocation_id);
-    const deploying = lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime();
-    return {
-      nas: await this.#view(clientId, nas, allocation),
-      ...report,
-      deployment: deploying ? { status: 'DEPLOYING', started_at: lock.started_at } : null,
-    };
+    return { nas: await this.#view(clientId, nas, allocation), ...report, deployment: null };
   }
 
   /** The RADIUS identity of an allocation's NAS (for the agent relay), or null when it has none. */
@@ -194,8 +206,7 @@ export class NasService {
     );
     const rank = (a: AllocationView) => (a.link_state === 'CONNECTED' ? 1 : 0);
     candidates.sort(
-      (a, b) =>
-        rank(b) - rank(a) || (b.router.updated_at ?? '').localeCompare(a.router.updated_at ?? ''),
+      (a, b) => rank(b) - rank(a) || (b.router.updated_at ?? '').localeCompare(a.router.updated_at ?? ''),
     );
     return candidates[0];
   }

@@ -41,6 +41,17 @@ const unread = (tunnel: boolean): VerifyChecks => ({
   incoming_accepted: null,
 });
 
+/** Not read because the enrolment deployment of this router is still running. */
+export const deployingReport = (tunnel: boolean): VerifyReport => ({
+  verified: false,
+  checks: unread(tunnel),
+  reason: {
+    code: 'DEPLOYMENT_IN_PROGRESS',
+    message: 'The enrolment is still being deployed; verify again shortly',
+  },
+  stale_entries: 0,
+});
+
 export async function verifyRouter(
   deps: { commands: CommandService; target: RadiusTarget; bridgeTimeoutMs: number },
   clientId: string,
@@ -66,7 +77,10 @@ export async function verifyRouter(
     return {
       verified: false,
       checks: unread(true),
-      reason: { code: 'RADIUS_BRIDGE_UNAVAILABLE', message: 'The router did not answer through its agent in time' },
+      reason: {
+        code: 'RADIUS_BRIDGE_UNAVAILABLE',
+        message: 'The router did not answer through its agent in time',
+      },
       stale_entries: 0,
     };
   }
@@ -74,7 +88,10 @@ export async function verifyRouter(
     return {
       verified: false,
       checks: unread(true),
-      reason: { code: 'RADIUS_PROVISION_ERROR', message: `The router could not be read: ${read.fault.message}` },
+      reason: {
+        code: 'RADIUS_PROVISION_ERROR',
+        message: `The router could not be read: ${read.fault.message}`,
+      },
       stale_entries: 0,
     };
   }

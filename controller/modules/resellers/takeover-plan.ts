@@ -67,16 +67,14 @@ export function planAccount(account: RouterAccount, serial: string): PlanResult 
   if (account.login !== undefined && normaliseUsername(account.login) !== username) {
     warnings.push(`u=${account.login} differs from the account name; the account name is kept`);
   }
-  const movements = account.movements.map(
-    (m): PlannedLine => ({
-      key: m.id.trim(),
-      type: 'IMPORT',
-      amount: m.amount,
-      reason: `router ${m.kind || 'movement'}${m.note ? `: ${m.note}` : ''}`.slice(0, 200),
-      at: m.at,
-      purchase: m.kind === 'achat' && m.amount < 0,
-    }),
-  );
+  const movements = account.movements.map((m): PlannedLine => ({
+    key: m.id.trim(),
+    type: 'IMPORT',
+    amount: m.amount,
+    reason: `router ${m.kind || 'movement'}${m.note ? `: ${m.note}` : ''}`.slice(0, 200),
+    at: m.at,
+    purchase: m.kind === 'achat' && m.amount < 0,
+  }));
   const kept = movements.reduce((sum, m) => sum + m.amount, 0);
   const opening = account.balance - kept;
   if (opening < 0) {

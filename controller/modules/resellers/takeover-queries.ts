@@ -13,7 +13,11 @@ export const insertLink = (db: Db, row: ResellerRouterLinksTable) =>
   db.insertInto('reseller_router_links').values(row).execute();
 
 /** Which of `keys` this reseller's ledger already holds. */
-export async function existingKeys(db: Db, resellerId: string, keys: readonly string[]): Promise<Set<string>> {
+export async function existingKeys(
+  db: Db,
+  resellerId: string,
+  keys: readonly string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < keys.length; i += 500) {
     const rows = await db
@@ -28,7 +32,11 @@ export async function existingKeys(db: Db, resellerId: string, keys: readonly st
 }
 
 /** Which of `usernames` name a reseller of the tenant (deleted ones included: the name is taken). */
-export async function knownUsernames(db: Db, clientId: string, usernames: readonly string[]): Promise<Set<string>> {
+export async function knownUsernames(
+  db: Db,
+  clientId: string,
+  usernames: readonly string[],
+): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < usernames.length; i += 500) {
     const rows = await db

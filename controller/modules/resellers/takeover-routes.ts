@@ -9,7 +9,10 @@ export const takeoverBody = z.object({
   allocation_id: z.uuid({ message: 'allocation_id must be a UUID' }),
 });
 
-export function takeoverRoutes(api: Api, deps: { takeover: TakeoverService; licences: LicencesService }): void {
+export function takeoverRoutes(
+  api: Api,
+  deps: { takeover: TakeoverService; licences: LicencesService },
+): void {
   api.route(
     {
       method: 'post',

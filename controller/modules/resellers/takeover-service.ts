@@ -271,7 +271,10 @@ export class TakeoverService {
     );
     const fresh = plan.movements.filter((m) => !known.has(m.key));
     if (fresh.length === 0) {
-      return existing(plan.movements.length, central === plan.routerBalance ? undefined : 'CENTRAL_BALANCE_DIFFERS');
+      return existing(
+        plan.movements.length,
+        central === plan.routerBalance ? undefined : 'CENTRAL_BALANCE_DIFFERS',
+      );
     }
     const balances = runningBalances(central, fresh);
     if (!balances) return existing(plan.movements.length, 'WOULD_OVERDRAW');

@@ -1,7 +1,12 @@
 // Runs one catalogue command on a client's router for an HTTP request: the command is stored and
 // carried by the agent's link like any other (durable, deadline), and the request waits for its
 // outcome. No database transaction is open while it waits. Used by the takeover and the sales import.
-import { parseCommandOutput, type CommandName, type CommandOutput, type CommandParams } from '../../../protocol/index.js';
+import {
+  parseCommandOutput,
+  type CommandName,
+  type CommandOutput,
+  type CommandParams,
+} from '../../../protocol/index.js';
 import { AppError } from '../../core/app-error.js';
 import type { CommandService } from '../../hub/command-service.js';
 import type { AllocationsService } from '../allocations/service.js';

@@ -23,7 +23,8 @@ export function salesRoutes(api: Api, deps: { sales: SalesService; licences: Lic
     {
       method: 'post',
       path: `${BASE}/import`,
-      summary: "Repatriate a router's local sales history through its agent (re-import adds only what is new)",
+      summary:
+        "Repatriate a router's local sales history through its agent (re-import adds only what is new)",
       tags,
       auth: ['client'],
       body: importBody,

@@ -22,7 +22,10 @@ export function normaliseMac(text: string | undefined): string | undefined {
   const t = (text ?? '').trim();
   if (t === '') return undefined;
   const hex = t.replace(/[:.-]/g, '');
-  if (/^[0-9A-Fa-f]{12}$/.test(hex) && /^[0-9A-Fa-f]{2}([:-]?[0-9A-Fa-f]{2}){5}$|^[0-9A-Fa-f]{4}(\.[0-9A-Fa-f]{4}){2}$/.test(t)) {
+  if (
+    /^[0-9A-Fa-f]{12}$/.test(hex) &&
+    /^[0-9A-Fa-f]{2}([:-]?[0-9A-Fa-f]{2}){5}$|^[0-9A-Fa-f]{4}(\.[0-9A-Fa-f]{4}){2}$/.test(t)
+  ) {
     return hex.toUpperCase().match(/../g)!.join(':');
   }
   return t.slice(0, 64);

@@ -6,7 +6,13 @@ import { expect } from 'chai';
 import type { Config } from '../../../controller/config.js';
 import type { AgentHubOptions } from '../../../controller/hub/agent-hub.js';
 import type { TestDatabase } from '../../support/databases.js';
-import { FakeAgent, SAMPLE_FACTS, sampleOutput, type Answer, type CommandBody } from '../../support/fake-agent.js';
+import {
+  FakeAgent,
+  SAMPLE_FACTS,
+  sampleOutput,
+  type Answer,
+  type CommandBody,
+} from '../../support/fake-agent.js';
 import type { TestResponse } from '../../support/test-controller.js';
 import { eventually, startHub, type HubTest } from '../hub/hub-fixture.js';
 
@@ -35,7 +41,10 @@ export class FakeRouter {
 
   answer(command: CommandBody): Answer {
     if (this.refuse?.command === command.name) {
-      return { status: 'FAILED', fault: { code: this.refuse.code, message: this.refuse.message, retryable: false } };
+      return {
+        status: 'FAILED',
+        fault: { code: this.refuse.code, message: this.refuse.message, retryable: false },
+      };
     }
     switch (command.name) {
       case 'hotspot.users.export':
@@ -61,7 +70,8 @@ export class FakeRouter {
   apply(script: string): void {
     this.scripts.push(script);
     for (const line of script.split('\n')) {
-      if (line.startsWith('/radius remove')) this.radius = this.radius.filter((r) => !r.comment.startsWith('ticketnet:'));
+      if (line.startsWith('/radius remove'))
+        this.radius = this.radius.filter((r) => !r.comment.startsWith('ticketnet:'));
       if (line.startsWith('/radius add ')) {
         const props = Object.fromEntries(
           [...line.matchAll(/([a-z-]+)=("[^"]*"|\S+)/g)].map((m) => [m[1], m[2]!.replace(/^"|"$/g, '')]),
@@ -113,7 +123,11 @@ export interface Site {
 export interface NasTest extends HubTest {
   admin: { token: string; id: string };
   /** Requests under /api/v1/radius with the test client's token (or another). */
-  radius(method: string, path: string, options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> }): Promise<TestResponse>;
+  radius(
+    method: string,
+    path: string,
+    options?: { body?: unknown; raw?: string; token?: string | null; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
   /** A router of the test client (or of `token`'s client): allocation, enrolled fake agent, FakeRouter. */
   site(serial: string, token?: string): Promise<Site>;
   /** Grants the RADIUS licence to a client. */

@@ -112,7 +112,9 @@ forEachDatabase('NAS topology (document 1)', (database) => {
 
   it('keeps a PENDING enrolment out of the entries, with a warning', async () => {
     const a = await t.site('AAAA0001');
-    const res = await t.radius('POST', '/nas', { body: { router_serial: 'AAAA0001', apply_mode: 'app_apply' } });
+    const res = await t.radius('POST', '/nas', {
+      body: { router_serial: 'AAAA0001', apply_mode: 'app_apply' },
+    });
     expect(res.status).to.equal(201);
     const topo = await t.topology();
     expect(topo.primary).to.equal(null);
@@ -210,7 +212,12 @@ forEachDatabase('NAS topology (document 1)', (database) => {
       const nb = (await t.enrolActive(b)).nas;
       const del = await t.radius('DELETE', `/nas/${nb.id}`);
       expect(del.status).to.equal(200);
-      expect(del.body).to.deep.equal({ success: true, nas_id: nb.id, status: 'DELETED', previous_role: 'MEMBER' });
+      expect(del.body).to.deep.equal({
+        success: true,
+        nas_id: nb.id,
+        status: 'DELETED',
+        previous_role: 'MEMBER',
+      });
       expect((await t.topology()).members).to.deep.equal([]);
 
       const last = await t.radius('DELETE', `/nas/${na.id}`);
@@ -252,6 +259,29 @@ forEachDatabase('NAS topology (document 1)', (database) => {
       expect(verified.body.nas).to.include({ role: 'PRIMARY', status: 'ACTIVE' });
       expect(await primaries()).to.deep.equal([pending.body.nas.id]);
     });
+  });
+
+  it('answers 404 NAS_NOT_FOUND for malformed and unknown ids on every NAS route, changing nothing', async () => {
+    const a = await t.site('AAAA0001');
+    const { nas } = await t.enrolActive(a);
+    const before = await t.topology();
+    for (const id of ['not-a-uuid', randomUUID(), `${nas.id}x`, "1' or '1'='1"]) {
+      for (const [method, path] of [
+        ['DELETE', `/nas/${encodeURIComponent(id)}`],
+        ['PUT', `/nas/${encodeURIComponent(id)}/primary`],
+        ['GET', `/nas/${encodeURIComponent(id)}/provisioning`],
+        ['POST', `/nas/${encodeURIComponent(id)}/verify`],
+      ] as const) {
+        const res = await t.radius(method, path, { body: { role: 'PRIMARY' } });
+        expect(res.status, `${method} ${path}`).to.equal(404);
+        expect(res.body).to.deep.equal({
+          success: false,
+          code: 'NAS_NOT_FOUND',
+          error: { code: 'NAS_NOT_FOUND', message: 'No active NAS with this id' },
+        });
+      }
+    }
+    expect(await t.topology()).to.deep.equal(before);
   });
 
   describe('tenants, authentication and licence', () => {
@@ -314,10 +344,18 @@ forEachDatabase('NAS topology (document 1)', (database) => {
       expect(enrol.body.code).to.equal('RADIUS_LICENSE_INACTIVE');
 
       t.t.clock.advance(400 * DAY);
-      const expired = await t.radius('GET', '/topology');
+      // A fresh token: the one issued at the start has expired too.
+      const login = await t.t.request('POST', '/api/v1/auth/login', {
+        body: {
+          email: (await t.t.controller.services.accounts.get(t.client.id))!.email,
+          password: 'passw0rd-ok',
+        },
+      });
+      const token = login.body.data.token as string;
+      const expired = await t.radius('GET', '/topology', { token });
       expect(expired.status).to.equal(403);
       expect(expired.body).to.deep.include({ success: false, code: 'EXPIRED' });
-      const del = await t.radius('DELETE', `/nas/${randomUUID()}`);
+      const del = await t.radius('DELETE', `/nas/${randomUUID()}`, { token });
       expect(del.body.code).to.equal('EXPIRED');
     });
   });

@@ -171,7 +171,9 @@ forEachDatabase('RADIUS profiles and tickets (manager routes)', (database) => {
       expect(res.status, JSON.stringify(body)).to.equal(400);
     }
     // Nothing a refused request asked for happened.
-    expect((await list('?status=DELETED')).body.data.map((x: { code: string }) => x.code)).to.deep.equal([a.code]);
+    expect((await list('?status=DELETED')).body.data.map((x: { code: string }) => x.code)).to.deep.equal([
+      a.code,
+    ]);
     const missing = await patch('nosuchcode', { status: 'DISABLED' });
     expect(missing.status).to.equal(404);
     expect(missing.body.code).to.equal('TICKET_NOT_FOUND');

@@ -1,7 +1,15 @@
 // The rules that turn a raw entry of the local ticket manager's history into a sales record.
 import { expect } from 'chai';
-import { parseSalesEntry, entryHash, type ParsedSale } from '../../../controller/modules/sales/sales-entry.js';
-import { monthOfTag, parseRouterDate, parseRouterDateTime } from '../../../controller/modules/sales/sales-dates.js';
+import {
+  parseSalesEntry,
+  entryHash,
+  type ParsedSale,
+} from '../../../controller/modules/sales/sales-entry.js';
+import {
+  monthOfTag,
+  parseRouterDate,
+  parseRouterDateTime,
+} from '../../../controller/modules/sales/sales-dates.js';
 import { normaliseMac, parsePrice, sellerOf } from '../../../controller/modules/sales/sales-fields.js';
 
 const entry = (fields: string[], extra: { owner?: string; source?: string } = {}) => ({
@@ -12,7 +20,17 @@ const entry = (fields: string[], extra: { owner?: string; source?: string } = {}
   ...extra,
 });
 
-const SALE = ['2026-03-14', '10:04:59', 'abc234', '500', '10.5.50.12', 'AA:BB:CC:00:11:22', '1h', '1h-500F', 'vendu par Moussa'];
+const SALE = [
+  '2026-03-14',
+  '10:04:59',
+  'abc234',
+  '500',
+  '10.5.50.12',
+  'AA:BB:CC:00:11:22',
+  '1h',
+  '1h-500F',
+  'vendu par Moussa',
+];
 
 describe('sales entry rules', () => {
   const cases: [string, string[], Partial<ParsedSale>, { owner?: string; source?: string }?][] = [
@@ -34,12 +52,26 @@ describe('sales entry rules', () => {
         expires_at: null,
       },
     ],
-    ['a sale with a RouterOS 6 date', ['jan/31/2025', ...SALE.slice(1)], { type: 'VENTE', sold_at: '2025-01-31T10:04:59.000Z', month: '2025-01' }],
-    ['a capitalised RouterOS 6 month', ['Dec/01/2025', ...SALE.slice(1)], { sold_at: '2025-12-01T10:04:59.000Z' }],
+    [
+      'a sale with a RouterOS 6 date',
+      ['jan/31/2025', ...SALE.slice(1)],
+      { type: 'VENTE', sold_at: '2025-01-31T10:04:59.000Z', month: '2025-01' },
+    ],
+    [
+      'a capitalised RouterOS 6 month',
+      ['Dec/01/2025', ...SALE.slice(1)],
+      { sold_at: '2025-12-01T10:04:59.000Z' },
+    ],
     [
       'a reconnection: empty date slot, expiry last (v7)',
       ['', ...SALE.slice(1), '2026-03-14 11:04:59'],
-      { type: 'CONNEXION', sold_at: null, expires_at: '2026-03-14T11:04:59.000Z', month: '2026-03', price_xof: 500 },
+      {
+        type: 'CONNEXION',
+        sold_at: null,
+        expires_at: '2026-03-14T11:04:59.000Z',
+        month: '2026-03',
+        price_xof: 500,
+      },
     ],
     [
       'a reconnection with a v6 expiry, month from the script source',
@@ -59,25 +91,57 @@ describe('sales entry rules', () => {
       { type: 'CONNEXION', month: null },
       { owner: 'admin' },
     ],
-    ['a sale whose date was lost (empty slot, 9 fields)', ['', ...SALE.slice(1)], { type: 'VENTE', sold_at: null, month: null, price_xof: 500 }],
-    ['a sale whose date is unreadable', ['31/01/2025', ...SALE.slice(1)], { type: 'VENTE', sold_at: null, month: null }],
+    [
+      'a sale whose date was lost (empty slot, 9 fields)',
+      ['', ...SALE.slice(1)],
+      { type: 'VENTE', sold_at: null, month: null, price_xof: 500 },
+    ],
+    [
+      'a sale whose date is unreadable',
+      ['31/01/2025', ...SALE.slice(1)],
+      { type: 'VENTE', sold_at: null, month: null },
+    ],
     ['an impossible date', ['2026-02-30', ...SALE.slice(1)], { type: 'VENTE', sold_at: null }],
     [
       'an empty date slot whose last field is no date: a sale with its date lost',
       ['', ...SALE.slice(1), 'n/a'],
       { type: 'VENTE', sold_at: null, expires_at: null },
     ],
-    ['a dated sale with an unreadable time, kept on its day', ['2026-03-14', '', ...SALE.slice(2)], { sold_at: '2026-03-14T00:00:00.000Z', month: '2026-03' }],
+    [
+      'a dated sale with an unreadable time, kept on its day',
+      ['2026-03-14', '', ...SALE.slice(2)],
+      { sold_at: '2026-03-14T00:00:00.000Z', month: '2026-03' },
+    ],
     ['a price with the franc sign', [...SALE.slice(0, 3), '1000F', ...SALE.slice(4)], { price_xof: 1000 }],
-    ['a price with spaces and FCFA', [...SALE.slice(0, 3), '1 000 FCFA', ...SALE.slice(4)], { price_xof: 1000 }],
+    [
+      'a price with spaces and FCFA',
+      [...SALE.slice(0, 3), '1 000 FCFA', ...SALE.slice(4)],
+      { price_xof: 1000 },
+    ],
     ['a price with a thousands dot', [...SALE.slice(0, 3), '2.000', ...SALE.slice(4)], { price_xof: 2000 }],
     ['a price with zero decimals', [...SALE.slice(0, 3), '500.00', ...SALE.slice(4)], { price_xof: 500 }],
-    ['an unreadable price', [...SALE.slice(0, 3), 'gratuit', ...SALE.slice(4)], { type: 'VENTE', price_xof: null }],
+    [
+      'an unreadable price',
+      [...SALE.slice(0, 3), 'gratuit', ...SALE.slice(4)],
+      { type: 'VENTE', price_xof: null },
+    ],
     ['a missing MAC', [...SALE.slice(0, 5), '', ...SALE.slice(6)], { client_mac: null }],
-    ['a MAC with dashes, lowercased', [...SALE.slice(0, 5), 'aa-bb-cc-00-11-22', ...SALE.slice(6)], { client_mac: 'AA:BB:CC:00:11:22' }],
+    [
+      'a MAC with dashes, lowercased',
+      [...SALE.slice(0, 5), 'aa-bb-cc-00-11-22', ...SALE.slice(6)],
+      { client_mac: 'AA:BB:CC:00:11:22' },
+    ],
     ['a missing address', [...SALE.slice(0, 4), ' ', ...SALE.slice(5)], { client_ip: null }],
-    ['a batch tag instead of a seller', [...SALE.slice(0, 8), 'vc-123-11.09.26'], { reseller_name: null, comment: 'vc-123-11.09.26' }],
-    ['a seller with spaces and capitals', [...SALE.slice(0, 8), 'vendu par Cheikh Tidiane'], { reseller_name: 'cheikhtidiane' }],
+    [
+      'a batch tag instead of a seller',
+      [...SALE.slice(0, 8), 'vc-123-11.09.26'],
+      { reseller_name: null, comment: 'vc-123-11.09.26' },
+    ],
+    [
+      'a seller with spaces and capitals',
+      [...SALE.slice(0, 8), 'vendu par Cheikh Tidiane'],
+      { reseller_name: 'cheikhtidiane' },
+    ],
     ['an empty comment', [...SALE.slice(0, 8), ''], { comment: null, reseller_name: null }],
   ];
   for (const [what, fields, expected, extra] of cases) {

@@ -34,15 +34,36 @@ describe('reseller comment (agent)', () => {
         at: new Date(1785880447015).toISOString(),
       },
       // The trailing space of the id is trimmed: the trimmed id is the idempotency key.
-      { id: 'txn_1786121836853_xlwyz', amount: 10000, kind: 'recharge', at: new Date(1786121836853).toISOString() },
+      {
+        id: 'txn_1786121836853_xlwyz',
+        amount: 10000,
+        kind: 'recharge',
+        at: new Date(1786121836853).toISOString(),
+      },
     ]);
   });
 
   const cases: [string, string, Record<string, unknown>][] = [
-    ['keys in another order and an unknown key', 'tnr1|bal=500|app=2.3.1|u=ibrahima|com=5', { balance: 500, login: 'ibrahima', commission_rate: 5 }],
-    ['accents and spaces in names', 'tnr1|u=Aissatou|fn=Aïssatou|ln=Ba|fn2=x|bal=0', { first_name: 'Aïssatou', balance: 0 }],
-    ['a first name with spaces', 'tnr1|u=cheikh tidiane|fn=Cheikh Tidiane|bal=7000', { first_name: 'Cheikh Tidiane', login: 'cheikh tidiane' }],
-    ['trailing spaces on values', 'tnr1|u=FATOU |fn=Fatou |bal= 3000 |com= 7.5 ', { login: 'FATOU', first_name: 'Fatou', balance: 3000, commission_rate: 7.5 }],
+    [
+      'keys in another order and an unknown key',
+      'tnr1|bal=500|app=2.3.1|u=ibrahima|com=5',
+      { balance: 500, login: 'ibrahima', commission_rate: 5 },
+    ],
+    [
+      'accents and spaces in names',
+      'tnr1|u=Aissatou|fn=Aïssatou|ln=Ba|fn2=x|bal=0',
+      { first_name: 'Aïssatou', balance: 0 },
+    ],
+    [
+      'a first name with spaces',
+      'tnr1|u=cheikh tidiane|fn=Cheikh Tidiane|bal=7000',
+      { first_name: 'Cheikh Tidiane', login: 'cheikh tidiane' },
+    ],
+    [
+      'trailing spaces on values',
+      'tnr1|u=FATOU |fn=Fatou |bal= 3000 |com= 7.5 ',
+      { login: 'FATOU', first_name: 'Fatou', balance: 3000, commission_rate: 7.5 },
+    ],
     ['a decimal commission with a comma', 'tnr1|bal=1|com=7,5', { commission_rate: 7.5 }],
     ['an empty phone and no e-mail', 'tnr1|u=x|tel=|bal=1', { balance: 1, created_on: null }],
     ['a partial phone kept as written', 'tnr1|tel=77-9|bal=1', { phone: '77-9' }],
@@ -64,7 +85,12 @@ describe('reseller comment (agent)', () => {
     ['a commission over 100', 'tnr1|bal=1|com=150', { commission_rate: null }, /com is not a percentage/],
     ['an impossible creation date', 'tnr1|bal=1|cr=2026-02-30', { created_on: null }, /cr is not a date/],
     ['a movement id that is not txn_', 'tnr1|bal=1|mv=abc:+1:recharge', { movements: [] }, /not txn_/],
-    ['a movement amount that is not a number', 'tnr1|bal=1|mv=txn_1_a:beaucoup:recharge', { movements: [] }, /not a whole number/],
+    [
+      'a movement amount that is not a number',
+      'tnr1|bal=1|mv=txn_1_a:beaucoup:recharge',
+      { movements: [] },
+      /not a whole number/,
+    ],
     ['a part without a key', 'tnr1|bal=1|garbage', { balance: 1 }, /without a key/],
     ['a repeated key', 'tnr1|bal=1|bal=2', { balance: 1 }, /repeated/],
   ];
@@ -90,7 +116,15 @@ describe('reseller comment (agent)', () => {
 
   it('recognises a reseller comment by its marker only', () => {
     expect(isResellerComment('tnr1|bal=1')).to.equal(true);
-    for (const other of [undefined, '', 'tnr1', 'tnr2|bal=1', 'vendu par awa', 'x tnr1|bal=1', 'TNR1|bal=1']) {
+    for (const other of [
+      undefined,
+      '',
+      'tnr1',
+      'tnr2|bal=1',
+      'vendu par awa',
+      'x tnr1|bal=1',
+      'TNR1|bal=1',
+    ]) {
       expect(isResellerComment(other), String(other)).to.equal(false);
     }
   });

@@ -25,7 +25,12 @@ function account(overrides: Partial<RouterAccount> = {}): RouterAccount {
   };
 }
 
-const mv = (id: string, amount: number, kind = 'recharge', at: string | null = '2026-07-01T10:00:00.000Z') => ({
+const mv = (
+  id: string,
+  amount: number,
+  kind = 'recharge',
+  at: string | null = '2026-07-01T10:00:00.000Z',
+) => ({
   id,
   amount,
   kind,
@@ -54,7 +59,10 @@ describe('takeover plan', () => {
   });
 
   it('writes no opening line when the kept movements explain the whole balance', () => {
-    const result = planAccount(account({ balance: 5500, movements: [mv('txn_1_a', 10000), mv('txn_2_b', -4500, 'achat')] }), SERIAL);
+    const result = planAccount(
+      account({ balance: 5500, movements: [mv('txn_1_a', 10000), mv('txn_2_b', -4500, 'achat')] }),
+      SERIAL,
+    );
     if (!result.ok) throw new Error('skipped');
     expect(result.plan.opening).to.equal(0);
     expect(result.plan.openingLine).to.equal(null);
@@ -65,7 +73,10 @@ describe('takeover plan', () => {
   });
 
   it('opens with what the lost movements left, keyed by the router serial and dated with the oldest kept one', () => {
-    const result = planAccount(account({ balance: 20000, movements: [mv('txn_1_a', -4500, 'achat'), mv('txn_2_b', 10000)] }), SERIAL);
+    const result = planAccount(
+      account({ balance: 20000, movements: [mv('txn_1_a', -4500, 'achat'), mv('txn_2_b', 10000)] }),
+      SERIAL,
+    );
     if (!result.ok) throw new Error('skipped');
     expect(result.plan.opening).to.equal(14500);
     expect(result.plan.openingLine).to.include({
@@ -95,7 +106,12 @@ describe('takeover plan', () => {
     const result = planAccount(
       account({
         balance: 4000,
-        movements: [mv('txn_1_a', 10000), mv('txn_2_b', -4500, 'achat'), mv('txn_3_c', -500, 'correction'), mv('txn_4_d', -1000, 'achat')],
+        movements: [
+          mv('txn_1_a', 10000),
+          mv('txn_2_b', -4500, 'achat'),
+          mv('txn_3_c', -500, 'correction'),
+          mv('txn_4_d', -1000, 'achat'),
+        ],
       }),
       SERIAL,
     );
@@ -135,7 +151,14 @@ describe('takeover plan', () => {
   });
 
   it('refuses a replay whose new movements would take the balance below zero at any point', () => {
-    const line = (amount: number) => ({ key: 'k', type: 'IMPORT' as const, amount, reason: '', at: null, purchase: false });
+    const line = (amount: number) => ({
+      key: 'k',
+      type: 'IMPORT' as const,
+      amount,
+      reason: '',
+      at: null,
+      purchase: false,
+    });
     expect(runningBalances(1000, [line(-500), line(200)])).to.deep.equal([500, 700]);
     expect(runningBalances(1000, [line(-1500), line(5000)])).to.equal(undefined);
     expect(runningBalances(0, [])).to.deep.equal([]);
