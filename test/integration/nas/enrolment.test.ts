@@ -64,7 +64,7 @@ forEachDatabase('NAS enrolment (document 1)', (database) => {
 
     it('refuses with 409 VPN_TUNNEL_NOT_CONNECTED when the agent link is down or the serial is not linked', async () => {
       const site = await t.site('AAAA0001');
-      await site.agent.link!.close();
+      await t.disconnect(site);
       for (const apply_mode of [undefined, 'app_apply']) {
         const down = await enrol({ router_serial: 'AAAA0001', ...(apply_mode ? { apply_mode } : {}) });
         expect(down.status).to.equal(409);

@@ -130,6 +130,8 @@ export interface NasTest extends HubTest {
   ): Promise<TestResponse>;
   /** A router of the test client (or of `token`'s client): allocation, enrolled fake agent, FakeRouter. */
   site(serial: string, token?: string): Promise<Site>;
+  /** Closes the site's agent link and waits until the controller has recorded it as down. */
+  disconnect(site: Site, token?: string): Promise<void>;
   /** Grants the RADIUS licence to a client. */
   license(clientId: string): Promise<void>;
   /** Enrols a site in server mode and answers the 201 body. */
@@ -180,6 +182,14 @@ export async function startNasTest(
         (a) => a.link_state === 'CONNECTED' && a.router.serial === serial,
       );
       return { serial, allocationId: allocation.id, agent, router };
+    },
+    async disconnect(site, token = h.client.token) {
+      await site.agent.link!.close();
+      await eventually(
+        async () =>
+          (await h.t.request('GET', `/api/v1/clients/allocations/${site.allocationId}`, { token })).body.data,
+        (a) => a.link_state === 'DISCONNECTED',
+      );
     },
     async enrolActive(site, token = h.client.token) {
       const res = await radius('POST', '/nas', { body: { router_serial: site.serial }, token });

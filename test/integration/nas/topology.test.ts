@@ -98,8 +98,8 @@ forEachDatabase('NAS topology (document 1)', (database) => {
     const b = await t.site('AAAA0002');
     const pa = (await t.enrolActive(a)).nas;
     const pb = (await t.enrolActive(b)).nas;
-    await a.agent.link!.close();
-    await b.agent.link!.close();
+    await t.disconnect(a);
+    await t.disconnect(b);
     const topo = await t.topology();
     expect(topo.primary).to.include({ id: pa.id, tunnel_status: 'DISCONNECTED' });
     expect(topo.primary.eligibility).to.deep.equal({ eligible: false, code: 'TUNNEL_DISCONNECTED' });
