@@ -9,6 +9,7 @@ import * as m0003 from './migrations/0003-radius.js';
 import * as m0004 from './migrations/0004-resellers.js';
 import * as m0005 from './migrations/0005-nas.js';
 import * as m0006 from './migrations/0006-takeover-sales.js';
+import * as m0007 from './migrations/0007-notifications.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-resellers': m0004,
   '0005-nas': m0005,
   '0006-takeover-sales': m0006,
+  '0007-notifications': m0007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

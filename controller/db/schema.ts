@@ -10,6 +10,7 @@ import type { ResellersTables } from '../modules/resellers/tables.js';
 import type { NasTables } from '../modules/nas/tables.js';
 import type { TakeoverTables } from '../modules/resellers/takeover-tables.js';
 import type { SalesTables } from '../modules/sales/tables.js';
+import type { NotificationsTables } from '../modules/notifications/tables.js';
 
 export interface Database
   extends
@@ -23,4 +24,5 @@ export interface Database
     ResellersTables,
     NasTables,
     TakeoverTables,
-    SalesTables {}
+    SalesTables,
+    NotificationsTables {}
