@@ -68,6 +68,17 @@ export const configSchema = z.object({
   radiusRelayAcctPort: z.coerce.number().int().min(1).max(65535).default(1813),
   /** How long an enrolment or a verification waits for each agent command before 503 RADIUS_BRIDGE_UNAVAILABLE. */
   nasBridgeTimeoutMs: z.coerce.number().int().min(100).max(120_000).default(20_000),
+  /** Document 1's flags: the migration confirmation job, its automatic confirmation, the daily affluence report. */
+  radiusMigrationWatchEnabled: booleanish.default(true),
+  radiusReadyAutoConfirmEnabled: booleanish.default(true),
+  radiusAffluenceReportEnabled: booleanish.default(true),
+  /** Push through FCM HTTP v1 when a service account key (JSON file) is given; else pushes are logged. */
+  fcmServiceAccount: z.string().min(1).optional(),
+  /** Defaults to the service account's project_id. */
+  fcmProjectId: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,100}$/, 'expected a Firebase project id')
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -100,6 +111,18 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   radiusRelayAuthPort: 'TICKETNET_RADIUS_RELAY_AUTH_PORT',
   radiusRelayAcctPort: 'TICKETNET_RADIUS_RELAY_ACCT_PORT',
   nasBridgeTimeoutMs: 'TICKETNET_NAS_BRIDGE_TIMEOUT_MS',
+  radiusMigrationWatchEnabled: 'TICKETNET_RADIUS_MIGRATION_WATCH_ENABLED',
+  radiusReadyAutoConfirmEnabled: 'TICKETNET_RADIUS_READY_AUTO_CONFIRM_ENABLED',
+  radiusAffluenceReportEnabled: 'TICKETNET_RADIUS_AFFLUENCE_REPORT_ENABLED',
+  fcmServiceAccount: 'TICKETNET_FCM_SERVICE_ACCOUNT',
+  fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
+};
+
+/** Names document 1 gives its flags, read when the TICKETNET_ name is not set. */
+export const ENV_ALIASES: Partial<Record<keyof Config, string>> = {
+  radiusMigrationWatchEnabled: 'RADIUS_MIGRATION_WATCH_ENABLED',
+  radiusReadyAutoConfirmEnabled: 'RADIUS_READY_AUTO_CONFIRM_ENABLED',
+  radiusAffluenceReportEnabled: 'RADIUS_AFFLUENCE_REPORT_ENABLED',
 };
 
 /** The public URL when none is configured: the listen address and the port actually bound. */
@@ -118,6 +141,10 @@ export function loadConfig(
   for (const [key, name] of Object.entries(ENV_NAMES)) {
     const value = env[name];
     if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const [key, name] of Object.entries(ENV_ALIASES)) {
+    const value = env[name];
+    if (raw[key] === undefined && value !== undefined && value !== '') raw[key] = value;
   }
   for (const [key, value] of Object.entries(flags)) {
     if (value !== undefined) raw[key] = value;

@@ -43,6 +43,18 @@ import { DbNasDirectory } from './modules/nas/db-nas-directory.js';
 import { radiusOpenSessions } from './modules/nas/open-sessions.js';
 import { nasRoutes } from './modules/nas/routes.js';
 import { NasService } from './modules/nas/service.js';
+import { affluenceReportJob } from './modules/affluence/daily-report.js';
+import { topologyRadiusRouters } from './modules/affluence/routers.js';
+import { affluenceRoutes } from './modules/affluence/routes.js';
+import { AffluenceService } from './modules/affluence/service.js';
+import type { HttpClient } from './modules/notifications/http-client.js';
+import { PremiereAuthNotifier } from './modules/notifications/premiere.js';
+import { PushDispatcher } from './modules/notifications/push-dispatcher.js';
+import type { PushSender } from './modules/notifications/push-sender.js';
+import { createPushSender } from './modules/notifications/push-setup.js';
+import { topologyRouterNames } from './modules/notifications/router-names.js';
+import { notificationsRoutes } from './modules/notifications/routes.js';
+import { NotificationsService } from './modules/notifications/service.js';
 import type { NasDirectory } from './radius/nas-directory.js';
 import { RadiusService, type RadiusServiceOptions } from './radius/radius-service.js';
 import type { RadiusAddresses } from './radius/udp-listener.js';
@@ -61,6 +73,9 @@ export interface ControllerOptions {
   nasDirectory?: NasDirectory;
   /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
   radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
+  /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
+  pushSender?: PushSender;
+  httpClient?: HttpClient;
 }
 
 export interface Services {
@@ -76,6 +91,9 @@ export interface Services {
   sales: SalesService;
   radius: RadiusService;
   nas: NasService;
+  notifications: NotificationsService;
+  premiere: PremiereAuthNotifier;
+  affluence: AffluenceService;
 }
 
 export class Controller {
@@ -138,6 +156,8 @@ export class Controller {
     await this.services.scheduler.stop();
     // RADIUS stops reading and commits its queued bookkeeping while the database is still open.
     await this.services.radius.close();
+    // The first-connection notifications queued by the last authentications, database still open.
+    await this.services.premiere.close();
     // Agents first: they are told SHUTTING_DOWN and their links are marked before the database closes.
     await this.services.hub.close();
     const server = this.#server;
@@ -229,6 +249,29 @@ export async function createController(options: ControllerOptions): Promise<Cont
     bridgeTimeoutMs: config.nasBridgeTimeoutMs,
   });
   scheduler.register(nas.deploymentSweepJob());
+  const notifications = new NotificationsService(database.db, clock);
+  const pushSender =
+    options.pushSender ??
+    (await createPushSender({
+      fcmServiceAccount: config.fcmServiceAccount,
+      fcmProjectId: config.fcmProjectId,
+      clock,
+      logger,
+      devices: notifications,
+      http: options.httpClient,
+    }));
+  scheduler.register(new PushDispatcher(database.db, clock, pushSender, logger).job());
+  const premiere = new PremiereAuthNotifier({ notifications, names: topologyRouterNames(nas), logger });
+  radius.onAccepted(premiere.listener);
+  const affluence = new AffluenceService(database.db, clock, topologyRadiusRouters(nas));
+  scheduler.register(
+    affluenceReportJob({
+      affluence,
+      notifications,
+      logger,
+      enabled: () => config.radiusAffluenceReportEnabled,
+    }),
+  );
   const services: Services = {
     accounts,
     licences,
@@ -242,6 +285,9 @@ export async function createController(options: ControllerOptions): Promise<Cont
     sales,
     radius,
     nas,
+    notifications,
+    premiere,
+    affluence,
   };
 
   const router = new Router();
@@ -255,6 +301,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
   takeoverRoutes(api, { takeover, licences });
   salesRoutes(api, { sales, licences });
   nasRoutes(api, { nas, licences });
+  notificationsRoutes(api, notifications);
+  affluenceRoutes(api, affluence);
   adminRoutes(api, { clock, scheduler, jobRunRoute: config.jobRunRoute });
   api.route(
     {

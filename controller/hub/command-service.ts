@@ -61,7 +61,7 @@ export class CommandService {
     options: CommandServiceOptions = {},
   ) {
     this.#pollMs = options.pollMs ?? 250;
-    this.#statements = new CommandStatements(db);
+    this.#statements = new CommandStatements(db, logger);
   }
 
   /**

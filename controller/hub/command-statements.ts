@@ -3,8 +3,11 @@
 // Kysely query costs 30-80 µs and a burst of short-lived objects; a command runs six of these, so
 // at 10k agents that was a good part of the round trip and of the garbage collector's work.
 // Everything else (a fresh link's resends, the sweep, the expiry job) builds its queries per call.
+// The writes go through a group commit (see group-commit.ts); the reads run at once.
 import type { Db } from '../db/database.js';
+import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../modules/tickets/prepared-statement.js';
+import { GroupCommit } from './group-commit.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 
 /** The columns of a command row, in the order the insert takes them. */
@@ -42,8 +45,13 @@ export class CommandStatements {
   readonly #claimQueued: PreparedStatement<AgentCommandsTable>;
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
+  readonly #writes: GroupCommit;
 
-  constructor(private readonly db: Db) {
+  constructor(
+    private readonly db: Db,
+    logger: Logger,
+  ) {
+    this.#writes = new GroupCommit(db, logger);
     this.#allocationOfClient = new PreparedStatement(
       db
         .selectFrom('allocations')
@@ -132,10 +140,8 @@ export class CommandStatements {
   }
 
   async insert(row: AgentCommandsTable): Promise<void> {
-    await this.#insert.run(
-      this.db,
-      COLUMNS.map((c) => row[c]),
-    );
+    const values = COLUMNS.map((c) => row[c]);
+    await this.#writes.run((db) => this.#insert.run(db, values));
   }
 
   async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
@@ -148,16 +154,17 @@ export class CommandStatements {
   }
 
   async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#claimQueued.run(this.db, [id, sid, now])).rows[0];
+    return (await this.#writes.run((db) => this.#claimQueued.run(db, [id, sid, now]))).rows[0];
   }
 
   async markAcked(allocationId: string, id: string, now: string): Promise<boolean> {
-    return affected(await this.#markAcked.run(this.db, [allocationId, id, now])) === 1;
+    return affected(await this.#writes.run((db) => this.#markAcked.run(db, [allocationId, id, now]))) === 1;
   }
 
   /** Writes the outcome once; the final row when this call wrote it. */
   async finish(allocationId: string, id: string, o: Outcome): Promise<AgentCommandsTable | undefined> {
-    const values = [allocationId, id, o.state, o.output, o.fault_code, o.fault_message];
-    return (await this.#finish.run(this.db, [...values, o.fault_retryable, o.finished_at])).rows[0];
+    const values = [allocationId, id, o.state, o.output, o.fault_code, o.fault_message, o.fault_retryable];
+    values.push(o.finished_at);
+    return (await this.#writes.run((db) => this.#finish.run(db, values))).rows[0];
   }
 }

@@ -40,19 +40,23 @@ const sqlite: TestDatabase = {
 
 const pgUrl = process.env.TICKETNET_TEST_PG;
 
-// Schemas are named t_<pid>_<random>; those of processes that died without cleaning up are dropped
-// once per run so they never pile up in the shared test database.
+// Schemas are named t_<pid>_<unix seconds>_<random>; those older than an hour whose process is gone
+// (it died without cleaning up) are dropped once per run, so they never pile up in the shared test
+// database. The age check keeps a run in another PID namespace from losing its live schema.
 let sweptStaleSchemas: Promise<void> | undefined;
 async function dropStaleSchemas(): Promise<void> {
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>(
-      "select nspname as name from pg_namespace where nspname ~ '^t_[0-9]+_[0-9a-f]+$'",
+      "select nspname as name from pg_namespace where nspname ~ '^t_[0-9]+_[0-9]+_[0-9a-f]+$'",
     );
+    const hourAgo = Date.now() / 1000 - 3600;
     for (const { name } of rows) {
-      const pid = Number(name.split('_')[1]);
-      if (pid !== process.pid && !isAlive(pid)) await client.query(`drop schema if exists ${name} cascade`);
+      const [, pid, created] = name.split('_').map(Number);
+      if (created! < hourAgo && pid !== process.pid && !isAlive(pid!)) {
+        await client.query(`drop schema if exists ${name} cascade`);
+      }
     }
   } finally {
     await client.end();
@@ -72,7 +76,7 @@ const postgres: TestDatabase = {
   name: 'postgres',
   async open() {
     await (sweptStaleSchemas ??= dropStaleSchemas());
-    const schema = `t_${process.pid}_${randomBytes(4).toString('hex')}`;
+    const schema = `t_${process.pid}_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
     const handle = await openDatabase(pgUrl!, { schema, poolSize: 5 });
     const sep = pgUrl!.includes('?') ? '&' : '?';
     return {

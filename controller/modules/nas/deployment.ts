@@ -4,6 +4,7 @@
 // script; then record the outcome: ACTIVE and lock released, or the NAS this deployment created
 // removed and the lock released. A deployment that dies half way is cancelled when its lock
 // expires (the sweep job, or the next enrolment that takes the lock over).
+import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
@@ -54,6 +55,21 @@ export class NasDeployment {
 
   async run(clientId: string, allocation: AllocationView): Promise<DeploymentResult> {
     const held = await this.#acquire(clientId, allocation);
+    try {
+      return await this.#deploy(clientId, allocation, held);
+    } catch (err) {
+      // Refusals have undone their work already; anything unexpected (a database error) must
+      // not leave the lock and a half-made NAS behind for 180 s either.
+      if (!(err instanceof AppError)) {
+        await this.#release(clientId, allocation.id, held.token, held.created ? held.nas.id : null).catch(
+          () => undefined,
+        );
+      }
+      throw err;
+    }
+  }
+
+  async #deploy(clientId: string, allocation: AllocationView, held: Held): Promise<DeploymentResult> {
     const target = { clientId, allocationId: allocation.id };
     const { commands, tickets, registry } = this.deps;
 
@@ -124,6 +140,19 @@ export class NasDeployment {
   }
 
   async #acquire(clientId: string, allocation: AllocationView): Promise<Held> {
+    // A lock released between the failed take and the read of its holder: the other deployment
+    // just ended, so this one may go; a few rounds at most.
+    for (let round = 0; round < 3; round++) {
+      const held = await this.#tryAcquire(clientId, allocation);
+      if (held) return held;
+      const lock = await q.findLock(this.deps.db, clientId, allocation.id);
+      const nas = lock?.nas_id ? await q.findLive(this.deps.db, clientId, lock.nas_id) : undefined;
+      if (lock && nas) throw deploymentInProgress(lock, nas);
+    }
+    throw new Error(`deployment lock of allocation ${allocation.id} neither free nor readable`);
+  }
+
+  async #tryAcquire(clientId: string, allocation: AllocationView): Promise<Held | undefined> {
     const { db, clock, registry } = this.deps;
     const token = newId();
     const now = clock.now();
@@ -152,12 +181,7 @@ export class NasDeployment {
       return { nas, created: owns, token, startedAt, expiresAt };
     });
     registry.directory.invalidate();
-    if (held) return held;
-    const lock = await q.findLock(db, clientId, allocation.id);
-    const nas = lock?.nas_id ? await q.findLive(db, clientId, lock.nas_id) : undefined;
-    // Released between the two reads: the other deployment just ended; this retry may go again.
-    if (!lock || !nas) return this.#acquire(clientId, allocation);
-    throw deploymentInProgress(lock, nas);
+    return held;
   }
 
   /**

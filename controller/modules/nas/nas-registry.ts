@@ -5,19 +5,18 @@
 // - whenever a client has an ACTIVE NAS, its PRIMARY is ACTIVE (activation, promotion and deletion
 //   of one client run one after another: row locks on PostgreSQL, the single writer on SQLite).
 import { randomBytes } from 'node:crypto';
+import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { AllocationView } from '../allocations/service.js';
-import type { DbNasDirectory } from './db-nas-directory.js';
-import { relayIdentity } from './db-nas-directory.js';
+import { relayIdentity, type DbNasDirectory } from './db-nas-directory.js';
 import { nasNotFound } from './errors.js';
 import { shortnameFor } from './nas-view.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
-import { AppError } from '../../core/app-error.js';
 
 const ATTEMPTS = 3;
 

@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { importPKCS8, SignJWT } from 'jose';
 import { z } from 'zod';
+import { ConfigError } from '../../config.js';
 import type { Clock } from '../../core/clock.js';
 import type { HttpClient } from './http-client.js';
 
@@ -22,7 +23,7 @@ const serviceAccountSchema = z.object({
 export type ServiceAccount = z.infer<typeof serviceAccountSchema>;
 
 /** A service account file that is missing or not a service account key: the controller refuses to start. */
-export class FcmConfigError extends Error {}
+export class FcmConfigError extends ConfigError {}
 
 export async function loadServiceAccount(path: string): Promise<ServiceAccount> {
   let text: string;
@@ -74,7 +75,11 @@ export class GoogleAccessTokens {
   async #fetch(): Promise<string> {
     const issued = Math.floor(this.clock.now().getTime() / 1000);
     const key = await importPKCS8(this.account.private_key, 'RS256');
-    const header = { alg: 'RS256', typ: 'JWT', ...(this.account.private_key_id ? { kid: this.account.private_key_id } : {}) };
+    const header = {
+      alg: 'RS256',
+      typ: 'JWT',
+      ...(this.account.private_key_id ? { kid: this.account.private_key_id } : {}),
+    };
     const assertion = await new SignJWT({ scope: FCM_SCOPE })
       .setProtectedHeader(header)
       .setIssuer(this.account.client_email)

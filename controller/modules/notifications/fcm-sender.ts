@@ -80,7 +80,8 @@ function fcmErrorCode(body: string): string | null {
   } catch {
     return null; // not JSON: an error page
   }
-  const error = (parsed as { error?: { status?: unknown; details?: { errorCode?: unknown }[] } } | null)?.error;
+  const error = (parsed as { error?: { status?: unknown; details?: { errorCode?: unknown }[] } } | null)
+    ?.error;
   const detail = error?.details?.find((d) => typeof d?.errorCode === 'string')?.errorCode;
   if (typeof detail === 'string') return detail;
   return typeof error?.status === 'string' ? error.status : null;

@@ -1,9 +1,10 @@
 // The NOTIFICATIONS_PUSH job: sends due pushes with no transaction open across the network. Rows
-// are claimed in a short transaction, sent, then each outcome is written under its claim. A run
+// are claimed by one conditional UPDATE, sent, then each outcome is written under its claim. A run
 // that dies mid-way leaves claims that lapse, and those rows are sent by a later run.
 import { randomUUID } from 'node:crypto';
 import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
+import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
 import * as q from './queries.js';
 import { PushRejected, PushSkipped, type PushMessage, type PushSender } from './push-sender.js';
@@ -53,6 +54,10 @@ export class PushDispatcher {
     this.#claimMs = options.claimMs ?? 120_000;
   }
 
+  job(): JobDefinition {
+    return { name: PUSH_JOB, cadence: { everyMs: 10_000 }, leaseMs: 5 * 60_000, run: (now) => this.run(now) };
+  }
+
   async run(now: Date): Promise<DispatchReport> {
     const report: DispatchReport = { sent: 0, retrying: 0, failed: 0, skipped: 0 };
     let handled = 0;
@@ -70,15 +75,15 @@ export class PushDispatcher {
     return report;
   }
 
-  #claim(now: Date, claimId: string, limit: number): Promise<ClaimedRow[]> {
+  // No explicit transaction: the claiming UPDATE re-checks its conditions row by row, so it is
+  // atomic on its own; a row another run claimed between the SELECT and the UPDATE is left out.
+  async #claim(now: Date, claimId: string, limit: number): Promise<ClaimedRow[]> {
     const at = iso(now);
     const until = iso(new Date(now.getTime() + this.#claimMs));
-    return this.db.transaction().execute(async (trx) => {
-      const ids = (await q.dueIds(trx, at, limit)).map((r) => r.id);
-      if (ids.length === 0) return [];
-      await q.claim(trx, ids, at, claimId, until);
-      return q.claimed(trx, claimId);
-    });
+    const ids = (await q.dueIds(this.db, at, limit)).map((r) => r.id);
+    if (ids.length === 0) return [];
+    await q.claim(this.db, ids, at, claimId, until);
+    return q.claimed(this.db, claimId);
   }
 
   async #deliver(row: ClaimedRow, claimId: string): Promise<keyof DispatchReport> {
@@ -87,20 +92,44 @@ export class PushDispatcher {
     let state: keyof DispatchReport;
     try {
       await this.sender.send(row.client_id, pushMessage(row));
-      outcome = { push_state: 'SENT', push_attempts: attempts, push_sent_at: iso(this.clock.now()), push_error: null, push_next_at: null };
+      outcome = {
+        push_state: 'SENT',
+        push_attempts: attempts,
+        push_sent_at: iso(this.clock.now()),
+        push_error: null,
+        push_next_at: null,
+      };
       state = 'sent';
     } catch (err) {
       // A sender's failure is data about this push, whatever it is; it never ends the run.
       const message = err instanceof Error ? err.message : String(err);
       if (err instanceof PushSkipped) {
-        outcome = { push_state: 'SKIPPED', push_attempts: attempts, push_sent_at: null, push_error: err.reason, push_next_at: null };
+        outcome = {
+          push_state: 'SKIPPED',
+          push_attempts: attempts,
+          push_sent_at: null,
+          push_error: err.reason,
+          push_next_at: null,
+        };
         state = 'skipped';
       } else if (err instanceof PushRejected || attempts >= MAX_PUSH_ATTEMPTS) {
-        outcome = { push_state: 'FAILED', push_attempts: attempts, push_sent_at: null, push_error: message, push_next_at: null };
+        outcome = {
+          push_state: 'FAILED',
+          push_attempts: attempts,
+          push_sent_at: null,
+          push_error: message,
+          push_next_at: null,
+        };
         state = 'failed';
       } else {
         const next = new Date(this.clock.now().getTime() + retryDelayMs(attempts));
-        outcome = { push_state: 'PENDING', push_attempts: attempts, push_sent_at: null, push_error: message, push_next_at: iso(next) };
+        outcome = {
+          push_state: 'PENDING',
+          push_attempts: attempts,
+          push_sent_at: null,
+          push_error: message,
+          push_next_at: iso(next),
+        };
         state = 'retrying';
       }
       if (state !== 'skipped') this.logger.warn({ id: row.id, attempts, err: message }, 'push not delivered');

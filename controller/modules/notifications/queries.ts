@@ -139,12 +139,13 @@ export const upsertDevice = (db: Db, token: string, clientId: string, platform: 
 export const findDevice = (db: Db, token: string) =>
   db.selectFrom('notification_devices').selectAll().where('token', '=', token).executeTakeFirst();
 
-export async function deviceTokens(db: Db, clientId: string): Promise<string[]> {
+export async function deviceTokens(db: Db, clientId: string, limit: number): Promise<string[]> {
   const rows = await db
     .selectFrom('notification_devices')
     .select(['token'])
     .where('client_id', '=', clientId)
     .orderBy('updated_at', 'desc')
+    .limit(limit)
     .execute();
   return rows.map((r) => r.token);
 }

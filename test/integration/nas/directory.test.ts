@@ -22,7 +22,12 @@ function statusServer(secret: string): Buffer {
 forEachDatabase('NAS directory for the RADIUS server', (database) => {
   let t: NasTest;
   beforeEach(async () => (t = await startNasTest(database)));
-  afterEach(async () => t.t.close());
+  // A set-up that failed leaves nothing to close (and must not close the previous test's twice).
+  afterEach(async () => {
+    const running = t;
+    t = undefined as unknown as NasTest;
+    await running?.t.close();
+  });
 
   it('knows an enrolled NAS by its relay identity and by allocation, and forgets it once deleted', async () => {
     const site = await t.site('AAAA0001');

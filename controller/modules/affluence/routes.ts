@@ -1,0 +1,22 @@
+// GET /api/v1/radius/affluence: "client read, open to the client" (document 1). A client token is
+// enough: no RADIUS licence is required, so a lapsed licence never hides the client's own history.
+import type { Api } from '../../http/api.js';
+import { affluenceQuery } from './schemas.js';
+import type { AffluenceService } from './service.js';
+
+export function affluenceRoutes(api: Api, affluence: AffluenceService): void {
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/radius/affluence',
+      summary: 'Connections, devices, refusals, peak hour and looping devices of one UTC day',
+      tags: ['affluence'],
+      auth: ['client'],
+      query: affluenceQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      ...(await affluence.report(principal!.tenantId, { date: query.date, nasId: query.nas_id })),
+    }),
+  );
+}
