@@ -8,8 +8,8 @@ import { enrolCommand } from './cli/enrol-command.js';
 import { factsCommand } from './cli/facts-command.js';
 import { runCommand } from './cli/run-command.js';
 import { statusCommand } from './cli/status-command.js';
-import { ConfigError, routerSettings } from './config.js';
-import type { RouterFlags, RouterSettings } from './config.js';
+import { ConfigError, radiusRelaySettings, routerSettings } from './config.js';
+import type { RadiusRelayFlags, RouterFlags, RouterSettings } from './config.js';
 import { createLogger } from './logger.js';
 import { resolveStateDir } from './state/state-dir.js';
 import { AGENT_VERSION } from './version.js';
@@ -85,9 +85,29 @@ withRouterOptions(
     )
     .addOption(
       new Option('--log-level <level>', 'pino log level').env('TICKETNET_LOG_LEVEL').default('info'),
+    )
+    .option(
+      '--radius-relay-host <ipv4>',
+      "address the router's RADIUS is taken on [env TICKETNET_RADIUS_RELAY_HOST, default 0.0.0.0]",
+    )
+    .option(
+      '--radius-relay-auth-port <port|off>',
+      'RADIUS authentication port relayed to the controller [env TICKETNET_RADIUS_RELAY_AUTH_PORT, default 1812]',
+    )
+    .option(
+      '--radius-relay-acct-port <port|off>',
+      'RADIUS accounting port relayed to the controller [env TICKETNET_RADIUS_RELAY_ACCT_PORT, default 1813]',
+    )
+    .option(
+      '--radius-relay-allow <cidrs>',
+      "comma-separated IPv4 addresses/CIDR blocks allowed to use the relay, e.g. the router's 172.17.0.1/32 [env TICKETNET_RADIUS_RELAY_ALLOW, default any]",
     ),
 ).action(
-  exitWith(async (flags: { controller?: string; code?: string; logLevel: string }, command: Command) =>
+  exitWith(
+    async (
+      flags: { controller?: string; code?: string; logLevel: string } & RadiusRelayFlags,
+      command: Command,
+    ) =>
     runCommand(
       {
         stateDir: stateDir(command),
@@ -95,6 +115,7 @@ withRouterOptions(
         logger: createLogger(flags.logLevel),
         controller: flags.controller,
         code: flags.code,
+        radiusRelay: radiusRelaySettings(flags),
       },
       PROCESS_IO,
     ),

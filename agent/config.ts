@@ -7,6 +7,7 @@
 //   gateway=172.17.0.1`). Pass that address, or `--router-host gateway` to read the default
 //   gateway from /proc/net/route at start.
 import { readFile } from 'node:fs/promises';
+import { ipv4ToNumber, parseIpv4Block, type Ipv4Block } from './radius-relay/ipv4-cidr.js';
 
 export interface RouterSettings {
   host: string;
@@ -115,4 +116,64 @@ export async function defaultGateway(readRoutes: () => Promise<string>): Promise
     return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff].join('.');
   }
   throw new ConfigError('--router-host gateway: no default route; give the router address instead');
+}
+
+// ---- RADIUS relay ----------------------------------------------------------------------------
+
+/** Where the agent takes the router's RADIUS; null ports are not relayed. */
+export interface RadiusRelaySettings {
+  host: string;
+  authPort: number | null;
+  acctPort: number | null;
+  /** Sources allowed to use the relay (the router's addresses); empty = any. */
+  allow: Ipv4Block[];
+}
+
+/** Relay options as commander hands them over. */
+export interface RadiusRelayFlags {
+  radiusRelayHost?: string | undefined;
+  radiusRelayAuthPort?: string | undefined;
+  radiusRelayAcctPort?: string | undefined;
+  radiusRelayAllow?: string | undefined;
+}
+
+export const RADIUS_RELAY_ENV = {
+  host: 'TICKETNET_RADIUS_RELAY_HOST',
+  authPort: 'TICKETNET_RADIUS_RELAY_AUTH_PORT',
+  acctPort: 'TICKETNET_RADIUS_RELAY_ACCT_PORT',
+  allow: 'TICKETNET_RADIUS_RELAY_ALLOW',
+} as const;
+
+export const RADIUS_RELAY_DEFAULTS = { host: '0.0.0.0', authPort: 1812, acctPort: 1813 } as const;
+
+/** Relay settings from flags, then environment, then defaults; undefined when both ports are `off`. */
+export function radiusRelaySettings(
+  flags: RadiusRelayFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): RadiusRelaySettings | undefined {
+  const pick = (flag: string | undefined, name: string): string | undefined =>
+    flag !== undefined && flag !== '' ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined;
+  const port = (text: string | undefined, fallback: number, what: string): number | null =>
+    text?.trim().toLowerCase() === 'off' ? null : integer(text, fallback, what, 0, 65535);
+  const authPort = port(
+    pick(flags.radiusRelayAuthPort, RADIUS_RELAY_ENV.authPort),
+    RADIUS_RELAY_DEFAULTS.authPort,
+    'RADIUS relay auth port',
+  );
+  const acctPort = port(
+    pick(flags.radiusRelayAcctPort, RADIUS_RELAY_ENV.acctPort),
+    RADIUS_RELAY_DEFAULTS.acctPort,
+    'RADIUS relay accounting port',
+  );
+  if (authPort === null && acctPort === null) return undefined;
+  const host = pick(flags.radiusRelayHost, RADIUS_RELAY_ENV.host) ?? RADIUS_RELAY_DEFAULTS.host;
+  if (ipv4ToNumber(host) === undefined) throw new ConfigError(`RADIUS relay host must be an IPv4 address, got "${host}"`);
+  const allowText = pick(flags.radiusRelayAllow, RADIUS_RELAY_ENV.allow) ?? '';
+  const allow: Ipv4Block[] = [];
+  for (const item of allowText.split(',').filter((s) => s.trim() !== '')) {
+    const block = parseIpv4Block(item);
+    if (!block) throw new ConfigError(`RADIUS relay allow-list: "${item.trim()}" is not an IPv4 address or CIDR block`);
+    allow.push(block);
+  }
+  return { host, authPort, acctPort, allow };
 }

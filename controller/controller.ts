@@ -55,6 +55,7 @@ import { createPushSender } from './modules/notifications/push-setup.js';
 import { topologyRouterNames } from './modules/notifications/router-names.js';
 import { notificationsRoutes } from './modules/notifications/routes.js';
 import { NotificationsService } from './modules/notifications/service.js';
+import { agentRadiusRelay } from './radius/agent-relay.js';
 import type { NasDirectory } from './radius/nas-directory.js';
 import { RadiusService, type RadiusServiceOptions } from './radius/radius-service.js';
 import type { RadiusAddresses } from './radius/udp-listener.js';
@@ -205,6 +206,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
       allocations,
       commands,
       signals,
+      // Built below (RADIUS needs the tickets service); frames only arrive once listening.
+      radiusRelay: (allocationId, clientId, frame) => relayRadius(allocationId, clientId, frame),
     },
     hubOptions,
   );
@@ -226,6 +229,11 @@ export async function createController(options: ControllerOptions): Promise<Cont
     { ...options.radius, interimSeconds: config.radiusInterimSeconds },
   );
   scheduler.register(radius.staleSessionsJob());
+  const relayRadius = agentRadiusRelay({
+    handle: (kind, msg, source, nas) => radius.handle(kind, msg, source, nas),
+    forAllocation: (allocationId) => nasDirectory.forAllocation(allocationId),
+    logger,
+  });
   const resellers = new ResellersService(database.db, database.caps, clock, tickets);
   // Both read the router through its agent (never a transaction open while they wait).
   const takeover = new TakeoverService(database.db, database.caps, clock, { allocations, commands });

@@ -113,7 +113,11 @@ class AgentLink {
         case 'command':
           // A real agent journals before the ack; the bench measures the link, not the disk.
           this.send('ack', { id: envelope.body.id });
-          this.send('result', { id: envelope.body.id, status: 'DONE', output: sampleOutput(envelope.body.name) });
+          this.send('result', {
+            id: envelope.body.id,
+            status: 'DONE',
+            output: sampleOutput(envelope.body.name),
+          });
           return;
         case 'ping':
           this.send('pong', { t: envelope.body.t });
@@ -194,9 +198,12 @@ process.on('message', (m: { target?: number; stop?: boolean }) => {
 // Parent gone: never linger.
 process.on('disconnect', stop);
 process.on('SIGTERM', stop);
-setTimeout(() => {
-  console.error('bench clients: max-seconds reached');
-  stop();
-}, Number(opt['max-seconds']) * 1000).unref();
+setTimeout(
+  () => {
+    console.error('bench clients: max-seconds reached');
+    stop();
+  },
+  Number(opt['max-seconds']) * 1000,
+).unref();
 fill();
 if (!process.send) setInterval(report, 1000);

@@ -46,10 +46,13 @@ const dir = opt.dir;
 const agentCount = Number(opt.agents);
 
 // Never outlive the benchmark, whatever happens to the parent.
-setTimeout(() => {
-  console.error('bench server: max-seconds reached, exiting');
-  process.exit(1);
-}, Number(opt['max-seconds']) * 1000).unref();
+setTimeout(
+  () => {
+    console.error('bench server: max-seconds reached, exiting');
+    process.exit(1);
+  },
+  Number(opt['max-seconds']) * 1000,
+).unref();
 
 const config = loadConfig(
   {},
@@ -275,13 +278,19 @@ async function route(url: URL): Promise<unknown> {
     case '/rtt':
       return rtt(Number(p.get('n') ?? 1000), p.get('mode') ?? 'serial', Number(p.get('timeout') ?? 10_000));
     case '/enrol': {
-      const { allocation, enrolment } = await allocations.create(client.id, { label: p.get('label') ?? 'agent' });
+      const { allocation, enrolment } = await allocations.create(client.id, {
+        label: p.get('label') ?? 'agent',
+      });
       return { allocation_id: allocation.id, code: enrolment.code };
     }
     case '/holds':
       return { holds: hub.holds(p.get('id') ?? '') };
     case '/command':
-      return runCommand(p.get('id') ?? '', p.get('name') ?? 'router.ping', Number(p.get('timeout') ?? 10_000));
+      return runCommand(
+        p.get('id') ?? '',
+        p.get('name') ?? 'router.ping',
+        Number(p.get('timeout') ?? 10_000),
+      );
     case '/heapsnapshot':
       return { file: writeHeapSnapshot(p.get('file') ?? join(dir, 'bench.heapsnapshot')) };
     case '/profile':

@@ -129,7 +129,11 @@ process.on('SIGINT', () => {
 });
 
 /** Runs node (or an executable) and collects its stdout; stderr passes through. */
-function run(cmd: string, args: string[], options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv }) {
+function run(
+  cmd: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs: number; env?: NodeJS.ProcessEnv },
+) {
   return new Promise<{ code: number | null; out: string; err: string }>((done) => {
     const child = track(
       spawn(cmd, args, {
@@ -164,7 +168,10 @@ async function startService(
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   const info = await new Promise<Record<string, unknown>>((resolveInfo, reject) => {
     let buffered = '';
-    const timer = setTimeout(() => reject(new Error(`${args.join(' ')}: not ready in 120 s\n${log}`)), 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${args.join(' ')}: not ready in 120 s\n${log}`)),
+      120_000,
+    );
     child.stdout!.on('data', (d: Buffer) => {
       buffered += d.toString();
       const line = buffered.split('\n').find((l) => ready.test(l));
@@ -272,7 +279,9 @@ async function packaging(): Promise<void> {
   const a = report.agent;
   const built = await run(process.execPath, ['packaging/build-agent.js'], { timeoutMs: 180_000 });
   if (built.code !== 0 || !existsSync(EXECUTABLE)) {
-    a.problems.push(`build-agent.js exited ${built.code}: ${built.err.trim().split('\n').slice(-3).join(' | ')}`);
+    a.problems.push(
+      `build-agent.js exited ${built.code}: ${built.err.trim().split('\n').slice(-3).join(' | ')}`,
+    );
     return;
   }
   a.bundleBytes = statSync(BUNDLE).size;
@@ -282,7 +291,8 @@ async function packaging(): Promise<void> {
     const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (r.status !== 0 || !/^\d+\.\d+\.\d+/.test(r.stdout)) a.problems.push(`${cmd} --version: ${r.stderr}`);
-    if (r.stderr.trim()) a.problems.push(`${cmd} --version wrote to stderr: ${r.stderr.trim().split('\n')[0]}`);
+    if (r.stderr.trim())
+      a.problems.push(`${cmd} --version wrote to stderr: ${r.stderr.trim().split('\n')[0]}`);
     return ms;
   };
   // One untimed run each, so the page cache holds the 95 MiB executable as it would on a router.
@@ -344,7 +354,14 @@ async function peer(): Promise<void> {
   if (r.code !== 0 || !line) throw new Error(`peer bench.js exited ${r.code}: ${r.err}`);
   const run1 = JSON.parse(line) as {
     base: { rss: number; heapUsed: number };
-    steps: { conns: number; rss: number; heapUsed: number; bytes_per_conn_rss: number; bytes_per_conn_heap: number; connect_s: number }[];
+    steps: {
+      conns: number;
+      rss: number;
+      heapUsed: number;
+      bytes_per_conn_rss: number;
+      bytes_per_conn_heap: number;
+      connect_s: number;
+    }[];
     rtt: (RttFigure & { mode: string })[];
   };
   report.peer = {
@@ -448,7 +465,9 @@ async function ours(server: ServerInfo): Promise<void> {
       heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
       connectSeconds,
     });
-    console.error(`ours: ${s.conns} agents linked in ${connectSeconds.toFixed(1)} s, RSS ${mib(s.rss).toFixed(1)} MiB`);
+    console.error(
+      `ours: ${s.conns} agents linked in ${connectSeconds.toFixed(1)} s, RSS ${mib(s.rss).toFixed(1)} MiB`,
+    );
   }
   figures.serial = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`);
   figures.burst = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`);
@@ -469,16 +488,32 @@ async function realAgents(server: ServerInfo): Promise<void> {
   const password = 'bench-router-pw';
   const sim = await startService(
     process.execPath,
-    ['--import', 'tsx', 'test/routeros-sim/main.ts', '--port', '0', '--serial', 'B3C4D5E6F7', '--password', password],
+    [
+      '--import',
+      'tsx',
+      'test/routeros-sim/main.ts',
+      '--port',
+      '0',
+      '--serial',
+      'B3C4D5E6F7',
+      '--password',
+      password,
+    ],
     /"event":"listening"/,
     join(work, 'routeros-sim.log'),
   );
   const simPort = String(sim.info.port);
   const variants: { variant: string; cmd: string; args: string[] }[] = [
-    { variant: 'agent/cli.ts (node --import tsx)', cmd: process.execPath, args: ['--import', 'tsx', 'agent/cli.ts'] },
+    {
+      variant: 'agent/cli.ts (node --import tsx)',
+      cmd: process.execPath,
+      args: ['--import', 'tsx', 'agent/cli.ts'],
+    },
   ];
-  if (existsSync(BUNDLE)) variants.push({ variant: 'bundle (node ticketnet-agent.cjs)', cmd: process.execPath, args: [BUNDLE] });
-  if (existsSync(EXECUTABLE)) variants.push({ variant: 'executable (ticketnet-agent)', cmd: EXECUTABLE, args: [] });
+  if (existsSync(BUNDLE))
+    variants.push({ variant: 'bundle (node ticketnet-agent.cjs)', cmd: process.execPath, args: [BUNDLE] });
+  if (existsSync(EXECUTABLE))
+    variants.push({ variant: 'executable (ticketnet-agent)', cmd: EXECUTABLE, args: [] });
 
   const running: { variant: string; child: ChildProcess; allocationId: string }[] = [];
   for (const v of variants) {
@@ -507,7 +542,11 @@ async function realAgents(server: ServerInfo): Promise<void> {
           '--log-level',
           'warn',
         ],
-        { cwd: ROOT, env: { ...process.env, TICKETNET_ROUTER_PASSWORD: password }, stdio: ['ignore', 'pipe', 'pipe'] },
+        {
+          cwd: ROOT,
+          env: { ...process.env, TICKETNET_ROUTER_PASSWORD: password },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
       ),
     );
     let log = '';
@@ -537,7 +576,10 @@ async function realAgents(server: ServerInfo): Promise<void> {
         server.ctl,
         `/command?id=${r.allocationId}&name=router.ping&timeout=15000`,
       );
-      ping = view.state === 'DONE' ? `DONE ${JSON.stringify(view.output)}` : `${view.state} ${view.fault?.code ?? ''}`;
+      ping =
+        view.state === 'DONE'
+          ? `DONE ${JSON.stringify(view.output)}`
+          : `${view.state} ${view.fault?.code ?? ''}`;
     }
     a.idle.push({ variant: r.variant, rssBytes, ping });
   }
@@ -548,11 +590,22 @@ async function realAgents(server: ServerInfo): Promise<void> {
 // --- 5. the table -------------------------------------------------------------------------------
 
 const fmtInt = (x: number) => Math.round(x).toLocaleString('en-US');
-const fmtMs = (x: number | null | undefined) => (x === null || x === undefined ? '-' : x.toFixed(x < 10 ? 3 : 1));
+const fmtMs = (x: number | null | undefined) =>
+  x === null || x === undefined ? '-' : x.toFixed(x < 10 ? 3 : 1);
 
 function table(): string {
   const lines: string[] = [];
-  const head = ['server', 'connections', 'RSS MiB', 'bytes/conn', 'heap B/conn', 'serial p50', 'serial p99', 'burst p50', 'burst p99'];
+  const head = [
+    'server',
+    'connections',
+    'RSS MiB',
+    'bytes/conn',
+    'heap B/conn',
+    'serial p50',
+    'serial p99',
+    'burst p50',
+    'burst p99',
+  ];
   const rows: string[][] = [];
   const add = (name: string, f: ServerFigures | undefined) => {
     if (!f) return;
@@ -575,8 +628,11 @@ function table(): string {
   add('ws peer', report.peer);
   add('ticketnet', report.ours);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  lines.push(`agent link at ${fmtInt(maxConns)} connections: ticketnet controller vs bare ws server, same run`);
+  const fmt = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  lines.push(
+    `agent link at ${fmtInt(maxConns)} connections: ticketnet controller vs bare ws server, same run`,
+  );
   lines.push(fmt(head));
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
@@ -587,7 +643,12 @@ function table(): string {
   if (p && o && p.steps.length && o.steps.length) {
     lines.push('');
     lines.push(`goals at ${fmtInt(maxConns)} (ours / peer, pass when <= 2.0x):`);
-    const check = (what: string, ours: number | null | undefined, theirs: number | null | undefined, unit: string) => {
+    const check = (
+      what: string,
+      ours: number | null | undefined,
+      theirs: number | null | undefined,
+      unit: string,
+    ) => {
       if (ours == null || theirs == null) return lines.push(`  ${what.padEnd(22)} n/a`);
       const ratio = ours / theirs;
       lines.push(
@@ -607,7 +668,8 @@ function table(): string {
   }
   const noisy = [report.peer, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
   if (report.peer || report.ours) {
-    const pct = (f?: ServerFigures) => (f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`);
+    const pct = (f?: ServerFigures) =>
+      f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`;
     lines.push(
       `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
     );
@@ -616,14 +678,18 @@ function table(): string {
   const a = report.agent;
   lines.push('');
   lines.push('agent');
-  if (a.bundleBytes !== undefined) lines.push(`  bundle       ${BUNDLE.replace(ROOT + '/', '')}  ${mib(a.bundleBytes).toFixed(2)} MiB`);
+  if (a.bundleBytes !== undefined)
+    lines.push(`  bundle       ${BUNDLE.replace(ROOT + '/', '')}  ${mib(a.bundleBytes).toFixed(2)} MiB`);
   if (a.executableBytes !== undefined)
-    lines.push(`  executable   ${EXECUTABLE.replace(ROOT + '/', '')}  ${mib(a.executableBytes).toFixed(1)} MiB`);
+    lines.push(
+      `  executable   ${EXECUTABLE.replace(ROOT + '/', '')}  ${mib(a.executableBytes).toFixed(1)} MiB`,
+    );
   if (a.startMs)
     lines.push(
       `  start time   ticketnet-agent --version ${a.startMs.executable.toFixed(0)} ms (median of 5: ${a.startMs.runs.map((x) => x.toFixed(0)).join(', ')}); node ticketnet-agent.cjs --version ${a.startMs.bundle.toFixed(0)} ms`,
     );
-  if (a.status) lines.push(`  status --json, empty state dir: ${a.status.ok ? 'OK' : 'FAILED'} (${a.status.note})`);
+  if (a.status)
+    lines.push(`  status --json, empty state dir: ${a.status.ok ? 'OK' : 'FAILED'} (${a.status.note})`);
   for (const i of a.idle ?? [])
     lines.push(
       `  idle RSS after ${opt['idle-seconds']} s linked: ${(i.rssBytes === null ? '-' : mib(i.rssBytes).toFixed(1) + ' MiB').padStart(9)}  ${i.variant}; router.ping ${i.ping}`,

@@ -1,5 +1,5 @@
 // `ticketnet-agent run`: the long-running agent. Stops cleanly on SIGTERM/SIGINT.
-import type { RouterSettings } from '../config.js';
+import type { RadiusRelaySettings, RouterSettings } from '../config.js';
 import { agentLinkUrl } from '../link/controller-url.js';
 import type { AgentLogger } from '../logger.js';
 import { startAgent } from '../runtime/agent-runtime.js';
@@ -16,6 +16,8 @@ export interface RunCommandOptions {
   controller?: string | undefined;
   /** Enrolment code, used only while the agent has no identity (container first start). */
   code?: string | undefined;
+  /** The RADIUS relay; undefined turns it off. */
+  radiusRelay?: RadiusRelaySettings | undefined;
   /** Signals that stop the agent (default SIGTERM and SIGINT). */
   signals?: readonly NodeJS.Signals[];
 }
@@ -66,6 +68,7 @@ export async function runCommand(given: RunCommandOptions, io: CliIO): Promise<n
     logger,
     controllerUrl: options.controller,
     enrolCode: enrolled ? undefined : options.code,
+    radiusRelay: options.radiusRelay,
   });
   logger.info(
     { state_dir: options.stateDir, router: `${options.router.host}:${options.router.port}` },

@@ -37,6 +37,8 @@ export interface AgentLinkOptions {
   enrolFacts?: () => Promise<MessageBody<'enrol'>['facts'] | undefined>;
   /** A verified command; the handler owns acknowledging it. */
   onCommand: (command: MessageBody<'command'>) => void;
+  /** A verified `radius` frame (the RADIUS relay's answers and CoA requests); ignored when unset. */
+  onRadius?: ((frame: MessageBody<'radius'>) => void) | undefined;
   logger: LinkLogger;
   backoff?: BackoffPolicy;
   random?: () => number;
@@ -248,10 +250,16 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
       case 'ping':
         void session.send('pong', { t: message.body.t });
         break;
-      case 'pong':
       case 'radius':
+        if (this.options.onRadius) {
+          this.options.onRadius(message.body);
+          break;
+        }
+        this.options.logger.debug({ type: message.type }, 'ignored controller message');
+        break;
+      case 'pong':
       case 'error':
-        // pong: RTT is measured by whoever pinged; radius: reserved, not relayed by this build.
+        // pong: RTT is measured by whoever pinged.
         this.options.logger.debug({ type: message.type }, 'ignored controller message');
         break;
     }

@@ -8,7 +8,9 @@ import { CATALOGUE_NAMES, ROUTER_CATALOGUE } from '../commands/command-catalogue
 import type { CommandCatalogue } from '../commands/command-catalogue.js';
 import { CommandExecutor } from '../commands/command-executor.js';
 import type { CommandTransport } from '../commands/command-executor.js';
-import type { RouterSettings } from '../config.js';
+import type { RadiusRelaySettings, RouterSettings } from '../config.js';
+import { COA_PORT } from '../radius-relay/coa-forwarder.js';
+import { RadiusRelay } from '../radius-relay/radius-relay.js';
 import { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import { CommandJournal } from '../state/command-journal.js';
@@ -38,6 +40,8 @@ export interface AgentRuntimeOptions {
   };
   reports?: { telemetryIntervalMs?: number; factsIntervalMs?: number; factsMinSpacingMs?: number };
   outboxMaxEntries?: number;
+  /** The RADIUS relay (the CLI always gives it unless turned off); absent: no relay. */
+  radiusRelay?: (RadiusRelaySettings & { timeoutMs?: number; coaPort?: number }) | undefined;
   journalPruneIntervalMs?: number;
   now?: () => Date;
 }
@@ -49,6 +53,8 @@ export interface RunningAgent {
   outbox: Outbox;
   reports: ReportScheduler;
   router: RouterConnection;
+  /** The RADIUS relay, when enabled. */
+  radiusRelay: RadiusRelay | undefined;
   /** Stops everything; resolves when the state on disk is settled. */
   stop(): Promise<void>;
   /** Resolves when the link stops for good (a final refusal, or stop()). */
@@ -80,6 +86,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     // Best effort and quick: enrolment must not wait on a router that is not there.
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
     onCommand: (command) => void executor.receive(command),
+    onRadius: (frame) => radiusRelay?.receive(frame),
     logger,
     now,
     ...options.link,
@@ -142,6 +149,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   );
   pruneTimer.unref();
   saveStatus({});
+  const radiusRelay = await startRadiusRelay(options, link, logger);
   reports.start();
   link.start();
 
@@ -152,6 +160,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     outbox,
     reports,
     router,
+    radiusRelay,
     done: link.done,
     stop: () =>
       (stopping ??= (async () => {
@@ -159,11 +168,41 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
         await reports.stop();
         // Executor first: an interrupted command is journalled (and its result may still go out).
         await executor.stop();
+        await radiusRelay?.stop();
         await link.stop();
         await router.close();
         await statusWrites;
       })()),
   };
+}
+
+// A port already taken leaves the agent running without relay (commands and reports still matter);
+// the error says which port.
+async function startRadiusRelay(
+  options: AgentRuntimeOptions,
+  link: AgentLink,
+  logger: AgentLogger,
+): Promise<RadiusRelay | undefined> {
+  const settings = options.radiusRelay;
+  if (!settings) return undefined;
+  const relay = new RadiusRelay({
+    ...settings,
+    transport: { send: (body) => link.send('radius', body), isUp: () => link.session !== undefined },
+    logger,
+    coa: { host: options.router.host, port: settings.coaPort ?? COA_PORT, localAddress: settings.host },
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+  });
+  try {
+    const addresses = await relay.start();
+    logger.info(
+      { auth: addresses.auth?.port, acct: addresses.acct?.port, host: settings.host },
+      'radius relay listening',
+    );
+    return relay;
+  } catch (err) {
+    logger.error({ err: (err as Error).message }, 'radius relay not started');
+    return undefined;
+  }
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T | undefined> {

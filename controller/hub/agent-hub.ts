@@ -14,7 +14,7 @@ import { iso, type Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/service.js';
-import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
+import { AgentSession, AgentSocket, type RadiusRelayHandler, type SessionHost } from './agent-session.js';
 import type { CommandService } from './command-service.js';
 import type { CommandSignals } from './command-signals.js';
 import * as links from './link-queries.js';
@@ -45,6 +45,8 @@ export interface AgentHubDeps {
   allocations: AllocationsService;
   commands: CommandService;
   signals: CommandSignals;
+  /** Answers the RADIUS agents relay for their routers (absent: `radius` frames are ignored). */
+  radiusRelay?: RadiusRelayHandler | undefined;
 }
 
 // The heartbeat pings a slice of the links every tick, so each link is pinged once per period:
@@ -64,6 +66,7 @@ export class AgentHub implements SessionHost {
   readonly identity: KeyPair;
   readonly heartbeatSeconds: number;
   readonly handshakeTimeoutMs: number;
+  readonly radiusRelay: RadiusRelayHandler | undefined;
 
   readonly #db: Db;
   readonly #instanceId: string;
@@ -101,6 +104,7 @@ export class AgentHub implements SessionHost {
     this.identity = deps.identity;
     this.allocations = deps.allocations;
     this.commands = deps.commands;
+    this.radiusRelay = deps.radiusRelay;
     this.#instanceId = options.instanceId;
     this.handshakeTimeoutMs = options.handshakeTimeoutMs ?? 10_000;
     this.#heartbeatMs = options.heartbeatMs ?? 30_000;

@@ -30,6 +30,20 @@ import type { AllocationsService } from '../modules/allocations/service.js';
 import type { CommandService } from './command-service.js';
 import type { AgentCommandsTable } from './tables.js';
 
+/** A `radius` frame's body: one RADIUS datagram relayed over the link. */
+export type RadiusFrame = z.output<(typeof MESSAGE_SCHEMAS)['radius']>;
+
+/**
+ * Answers a RADIUS datagram an agent relayed for its router: the `radius` frame to send back, or
+ * null to stay silent (the router retries). Injected by the composition root so the hub does not
+ * depend on the RADIUS server. Must not throw.
+ */
+export type RadiusRelayHandler = (
+  allocationId: string,
+  clientId: string,
+  frame: RadiusFrame,
+) => Promise<RadiusFrame | null>;
+
 /** What a session needs from its hub. */
 export interface SessionHost {
   readonly allocations: AllocationsService;
@@ -38,6 +52,8 @@ export interface SessionHost {
   readonly logger: Logger;
   readonly identity: KeyPair;
   readonly heartbeatSeconds: number;
+  /** Where relayed RADIUS goes; without it `radius` frames are ignored. */
+  readonly radiusRelay?: RadiusRelayHandler | undefined;
   /** Records the link as this session's (database first), replacing any older session of the agent. */
   register(session: AgentSession): Promise<void>;
   /** Called once, when the socket is closed and the session's handlers have finished. */
@@ -46,6 +62,7 @@ export interface SessionHost {
 
 export interface SessionAgent {
   allocationId: string;
+  clientId: string;
   agentId: string;
   publicKey: string;
   version: string;
@@ -63,6 +80,8 @@ export class AgentSocket extends WebSocket {
 const MAX_BACKLOG = 16;
 // Time a refused peer has to answer the close frame before its socket is dropped.
 const CLOSE_GRACE_MS = 2_000;
+// Relayed RADIUS requests of one link being answered at once; more are dropped (the router retries).
+const MAX_RADIUS_IN_FLIGHT = 256;
 
 export class AgentSession {
   /** The challenge nonce, also the `sid` of every envelope on this connection. */
@@ -90,6 +109,8 @@ export class AgentSession {
   #busy = 0;
   #socketClosed = false;
   #released = false;
+  /** Relayed RADIUS requests being answered. */
+  #radiusInFlight = 0;
 
   constructor(
     private readonly ws: AgentSocket,
@@ -262,12 +283,27 @@ export class AgentSession {
       case 'pong':
         return;
       case 'radius':
-        // Reserved for the RADIUS relay; nothing consumes it yet.
-        this.host.logger.debug(this.#fields({}), 'radius frame ignored');
+        // Not awaited: frames keep flowing while RADIUS answers (it commits in batches).
+        this.#relayRadius(agent, envelope.body);
         return;
       default:
         this.refuse('UNEXPECTED_MESSAGE', `${envelope.type} not expected after the handshake`);
     }
+  }
+
+  #relayRadius(agent: SessionAgent, frame: RadiusFrame): void {
+    const relay = this.host.radiusRelay;
+    if (!relay || this.#radiusInFlight >= MAX_RADIUS_IN_FLIGHT) {
+      this.host.logger.debug(this.#fields({}), 'radius frame dropped');
+      return;
+    }
+    this.#radiusInFlight += 1;
+    relay(agent.allocationId, agent.clientId, frame)
+      .then((reply) => {
+        if (reply) this.#send('radius', reply);
+      })
+      .catch((err: unknown) => this.host.logger.error(this.#fields({ err }), 'radius relay failed'))
+      .finally(() => (this.#radiusInFlight -= 1));
   }
 
   async #handshake(raw: RawData): Promise<void> {
@@ -323,6 +359,7 @@ export class AgentSession {
     }
     return {
       allocationId: enrolled.allocationId,
+      clientId: enrolled.clientId,
       agentId: enrolled.agentId,
       publicKey: body.agent_key,
       version: body.agent_version,
@@ -354,6 +391,7 @@ export class AgentSession {
     this.#in.accept(envelope.seq);
     return {
       allocationId: record.allocationId,
+      clientId: record.clientId,
       agentId,
       publicKey: record.publicKey,
       version: envelope.body.agent_version,

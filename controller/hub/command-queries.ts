@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
+import { OPEN_COMMAND_STATES, type CommandState } from './tables.js';
 
 /** Everything still waiting for an outcome and not past its deadline: what a fresh link carries. */
 export const openForAllocation = (db: Db, allocationId: string, now: string) =>

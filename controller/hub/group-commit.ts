@@ -23,7 +23,6 @@ export class GroupCommit {
 
   /** Runs `write` (on the transaction it is given) in the next group; resolves once committed. */
   run<T>(write: (db: Db) => Promise<T>): Promise<T> {
-    if (process.env.TN_AB_NO_GROUP) return write(this.db); // TEMPORARY A/B
     return new Promise<T>((resolve, reject) => {
       this.#queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       if (!this.#scheduled) {
@@ -51,7 +50,10 @@ export class GroupCommit {
       });
     } catch (err) {
       // Rolled back as a whole: each write again on its own, so one failure fails only its caller.
-      this.logger.warn({ err, writes: group.length }, 'command queue group commit failed; writing one by one');
+      this.logger.warn(
+        { err, writes: group.length },
+        'command queue group commit failed; writing one by one',
+      );
       for (const p of group) await p.write(this.db).then(p.resolve, p.reject);
       return;
     }

@@ -96,12 +96,19 @@ export class RadiusService {
   /**
    * One request from a NAS: the signed reply, or null when it is to be dropped unanswered
    * (malformed, unknown NAS, bad authenticator or Message-Authenticator, retransmit still in work).
+   * `knownNas` skips the address lookup when the transport already identifies the NAS (the agent
+   * relay: the authenticated link names the allocation); the packet must still verify against its secret.
    */
-  async handle(kind: PacketKind, msg: Buffer, source: PacketSource): Promise<Buffer | null> {
+  async handle(
+    kind: PacketKind,
+    msg: Buffer,
+    source: PacketSource,
+    knownNas?: NasEntry,
+  ): Promise<Buffer | null> {
     const read = readPacket(msg);
     if (!read || !this.#expected(kind, read.header.code)) return null;
     const { header, packet } = read;
-    const nas = await this.deps.nas.lookup(source.address);
+    const nas = knownNas ?? (await this.deps.nas.lookup(source.address));
     if (!nas) return null;
     const key = RetransmitCache.key(kind, source.address, source.port, packet);
     const cached = this.#cache.get(key);

@@ -1,0 +1,75 @@
+// Disconnect-Request and CoA-Request (RFC 5176) from the controller to the router. The router's
+// `/radius incoming` accepts them only from the address of one of its `/radius` entries, which is
+// the agent's relay address, so they must leave from the agent. Each request gets its own socket:
+// the answer is whatever the router sends back to it, matched by the packet identifier.
+import { createSocket, type Socket } from 'node:dgram';
+import type { AgentLogger } from '../logger.js';
+import type { RadiusFrame, RelayTransport } from './radius-relay.js';
+
+/** The router's `/radius incoming` listener. */
+export interface CoaTarget {
+  host: string;
+  /** Default 3799 (RFC 5176). */
+  port: number;
+  /** Local address to send from (the relay's address when it is not the wildcard). */
+  localAddress?: string | undefined;
+}
+
+export const COA_PORT = 3799;
+
+export class CoaForwarder {
+  readonly #open = new Set<Socket>();
+
+  constructor(
+    private readonly target: CoaTarget,
+    private readonly transport: RelayTransport,
+    private readonly logger: AgentLogger,
+    private readonly limits: { timeoutMs: number; maxPending: number },
+  ) {}
+
+  /** Sends the request to the router; the answer goes back to the controller as `{id, packet, peer: 'coa'}`. */
+  forward(body: RadiusFrame): void {
+    if (this.#open.size >= this.limits.maxPending) {
+      this.logger.debug({ id: body.id }, 'radius coa dropped: too many in flight');
+      return;
+    }
+    const request = Buffer.from(body.packet, 'base64');
+    const socket = createSocket({ type: 'udp4' });
+    this.#open.add(socket);
+    const done = (): void => {
+      clearTimeout(timer);
+      if (this.#open.delete(socket)) socket.close();
+    };
+    const timer = setTimeout(() => {
+      this.logger.debug({ id: body.id }, 'radius coa: no answer from the router');
+      done();
+    }, this.limits.timeoutMs);
+    timer.unref();
+    socket.on('error', (err) => {
+      this.logger.debug({ err: err.message, id: body.id }, 'radius coa socket error');
+      done();
+    });
+    socket.on('message', (msg, rinfo) => {
+      // Only the router's answer to this very request.
+      if (rinfo.port !== this.target.port || msg.length < 20 || msg[1] !== request[1]) return;
+      done();
+      void this.transport
+        .send({ id: body.id, packet: msg.toString('base64'), peer: 'coa' })
+        .catch((err: unknown) => this.logger.debug({ err: (err as Error).message }, 'radius coa answer not sent'));
+    });
+    const local = this.target.localAddress;
+    socket.bind(0, local && local !== '0.0.0.0' ? local : undefined, () => {
+      socket.send(request, this.target.port, this.target.host, (err) => {
+        if (err) {
+          this.logger.debug({ err: err.message, id: body.id }, 'radius coa not sent to the router');
+          done();
+        }
+      });
+    });
+  }
+
+  stop(): void {
+    for (const socket of this.#open) socket.close();
+    this.#open.clear();
+  }
+}

@@ -1,0 +1,151 @@
+// The agent's RADIUS relay against a FakeHub: the router's datagram goes out as a signed `radius`
+// frame, the controller's answer comes back to the same source; nothing is relayed while the link
+// is down, unanswered requests are forgotten, CoA goes the other way. Real UDP on loopback.
+import { randomBytes } from 'node:crypto';
+import { createSocket, type Socket } from 'node:dgram';
+import { expect } from 'chai';
+import { radiusRelaySettings } from '../../../agent/config.js';
+import type { MessageBody } from '../../../protocol/index.js';
+import { FakeHub, type HubConnection } from '../../support/fake-hub.js';
+import { afterTest, cleanUp, startTestAgent, waitUntil } from '../agent/agent-harness.js';
+
+type Frame = MessageBody<'radius'>;
+
+/** A UDP socket standing for the router (or its /radius incoming listener). */
+async function udpPeer(): Promise<{ socket: Socket; port: number; received: Buffer[] }> {
+  const socket = createSocket('udp4');
+  const received: Buffer[] = [];
+  socket.on('message', (msg) => received.push(msg));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  afterTest(async () => socket.close());
+  return { socket, port: socket.address().port, received };
+}
+
+/** Bytes shaped like a RADIUS packet (the relay never parses them). */
+const packet = (code = 1): Buffer => {
+  const bytes = randomBytes(40);
+  bytes[0] = code;
+  bytes.writeUInt16BE(40, 2);
+  return bytes;
+};
+
+const radiusFrames = (conn: HubConnection): Frame[] =>
+  conn.received.filter((f) => f.type === 'radius').map((f) => f.body as Frame);
+
+async function setUp(relay: { timeoutMs?: number; allow?: string; coaPort?: number } = {}) {
+  const hub = await new FakeHub().start();
+  afterTest(() => hub.stop());
+  const agent = await startTestAgent({
+    hub,
+    enrol: true,
+    radiusRelay: {
+      ...radiusRelaySettings(
+        { radiusRelayHost: '127.0.0.1', radiusRelayAuthPort: '0', radiusRelayAcctPort: '0', radiusRelayAllow: relay.allow },
+        {},
+      )!,
+      ...(relay.timeoutMs !== undefined ? { timeoutMs: relay.timeoutMs } : {}),
+      ...(relay.coaPort !== undefined ? { coaPort: relay.coaPort } : {}),
+    },
+  });
+  await hub.waitFor(() => hub.liveConnections.length === 1, 5000, 'agent connected');
+  // The hub has sent welcome; the agent relays once it has read it.
+  await waitUntil(() => agent.link.session !== undefined, 5000, 'link ready');
+  const ports = agent.radiusRelay!.addresses;
+  return { hub, agent, relay: agent.radiusRelay!, conn: hub.liveConnections[0]!, auth: ports.auth!.port, acct: ports.acct!.port };
+}
+
+describe('agent RADIUS relay', function () {
+  this.timeout(15_000);
+  afterEach(cleanUp);
+
+  it('relays a datagram as a radius frame and sends the answer back to the same source', async () => {
+    const { conn, auth, acct, relay } = await setUp();
+    const router = await udpPeer();
+    const request = packet(1);
+    router.socket.send(request, auth, '127.0.0.1');
+    await waitUntil(() => radiusFrames(conn).length === 1, 5000, 'radius frame');
+    const [frame] = radiusFrames(conn);
+    expect(frame!.peer).to.equal(`auth:127.0.0.1:${router.port}`);
+    expect(Buffer.from(frame!.packet, 'base64').equals(request)).to.equal(true);
+    expect(relay.pendingCount).to.equal(1);
+
+    const answer = packet(2);
+    conn.send('radius', { id: frame!.id, packet: answer.toString('base64') });
+    await waitUntil(() => router.received.length === 1, 5000, 'UDP answer');
+    expect(router.received[0]!.equals(answer)).to.equal(true);
+    expect(relay.pendingCount).to.equal(0);
+
+    // Accounting goes through its own port and says so.
+    router.socket.send(packet(4), acct, '127.0.0.1');
+    await waitUntil(() => radiusFrames(conn).length === 2, 5000, 'accounting frame');
+    expect(radiusFrames(conn)[1]!.peer).to.equal(`acct:127.0.0.1:${router.port}`);
+    // An answer for an id that is not pending (or a second one) goes nowhere.
+    conn.send('radius', { id: frame!.id, packet: answer.toString('base64') });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(router.received).to.have.length(1);
+    expect(relay.stats).to.deep.include({ relayed: 2, answered: 1 });
+  });
+
+  it('drops datagrams while the link is down', async () => {
+    const { hub, auth, relay, agent } = await setUp();
+    await hub.stop();
+    await waitUntil(() => agent.link.session === undefined, 5000, 'link down');
+    const router = await udpPeer();
+    router.socket.send(packet(1), auth, '127.0.0.1');
+    await waitUntil(() => relay.stats.dropped.linkDown === 1, 5000, 'drop counted');
+    expect(relay.pendingCount).to.equal(0);
+    expect(relay.stats.relayed).to.equal(0);
+  });
+
+  it('forgets a request the controller does not answer in time', async () => {
+    const { conn, auth, relay } = await setUp({ timeoutMs: 200 });
+    const router = await udpPeer();
+    router.socket.send(packet(1), auth, '127.0.0.1');
+    await waitUntil(() => relay.pendingCount === 1, 5000, 'pending');
+    await waitUntil(() => relay.pendingCount === 0, 2000, 'timed out');
+    expect(relay.stats.dropped.timedOut).to.equal(1);
+    // The late answer is ignored.
+    const [frame] = radiusFrames(conn);
+    conn.send('radius', { id: frame!.id, packet: packet(2).toString('base64') });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(router.received).to.deep.equal([]);
+  });
+
+  it('relays only sources on the allow-list', async () => {
+    const { conn, auth, relay } = await setUp({ allow: '10.0.0.0/8, 192.168.88.1' });
+    const router = await udpPeer();
+    router.socket.send(packet(1), auth, '127.0.0.1');
+    await waitUntil(() => relay.stats.dropped.notAllowed === 1, 5000, 'refused');
+    expect(radiusFrames(conn)).to.deep.equal([]);
+  });
+
+  it("forwards a controller CoA request to the router's /radius incoming and relays the answer", async () => {
+    const incoming = await udpPeer();
+    // The router's /radius incoming: answers each request with a CoA-ACK of the same identifier.
+    incoming.socket.on('message', (msg, rinfo) => {
+      const ack = packet(44);
+      ack[1] = msg[1]!;
+      incoming.socket.send(ack, rinfo.port, rinfo.address);
+    });
+    const { conn } = await setUp({ coaPort: incoming.port });
+    const request = packet(43);
+    conn.send('radius', { id: 'coa-1', packet: request.toString('base64'), peer: 'coa' });
+    await waitUntil(() => radiusFrames(conn).some((f) => f.id === 'coa-1'), 5000, 'CoA answer frame');
+    expect(incoming.received[0]!.equals(request)).to.equal(true);
+    const answer = Buffer.from(radiusFrames(conn).find((f) => f.id === 'coa-1')!.packet, 'base64');
+    expect(answer[0]).to.equal(44);
+    expect(answer[1]).to.equal(request[1]);
+    expect(radiusFrames(conn).find((f) => f.id === 'coa-1')!.peer).to.equal('coa');
+  });
+
+  it('reads its settings from flags and environment, `off` included', () => {
+    expect(radiusRelaySettings({}, {})).to.deep.include({ host: '0.0.0.0', authPort: 1812, acctPort: 1813 });
+    expect(
+      radiusRelaySettings({}, { TICKETNET_RADIUS_RELAY_AUTH_PORT: 'off', TICKETNET_RADIUS_RELAY_ACCT_PORT: '11813' }),
+    ).to.deep.include({ authPort: null, acctPort: 11813 });
+    expect(radiusRelaySettings({ radiusRelayAuthPort: 'off', radiusRelayAcctPort: 'off' }, {})).to.equal(undefined);
+    expect(() => radiusRelaySettings({ radiusRelayAllow: '10.0.0.0/33' }, {})).to.throw(/allow-list/);
+    expect(() => radiusRelaySettings({ radiusRelayHost: 'router.lan' }, {})).to.throw(/IPv4/);
+  });
+});
+
