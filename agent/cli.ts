@@ -83,9 +83,7 @@ withRouterOptions(
         'TICKETNET_ENROL_CODE',
       ),
     )
-    .addOption(
-      new Option('--log-level <level>', 'pino log level').env('TICKETNET_LOG_LEVEL').default('info'),
-    )
+    .addOption(new Option('--log-level <level>', 'pino log level').env('TICKETNET_LOG_LEVEL').default('info'))
     .option(
       '--radius-relay-host <ipv4>',
       "address the router's RADIUS is taken on [env TICKETNET_RADIUS_RELAY_HOST, default 0.0.0.0]",
@@ -108,17 +106,17 @@ withRouterOptions(
       flags: { controller?: string; code?: string; logLevel: string } & RadiusRelayFlags,
       command: Command,
     ) =>
-    runCommand(
-      {
-        stateDir: stateDir(command),
-        router: await router(command),
-        logger: createLogger(flags.logLevel),
-        controller: flags.controller,
-        code: flags.code,
-        radiusRelay: radiusRelaySettings(flags),
-      },
-      PROCESS_IO,
-    ),
+      runCommand(
+        {
+          stateDir: stateDir(command),
+          router: await router(command),
+          logger: createLogger(flags.logLevel),
+          controller: flags.controller,
+          code: flags.code,
+          radiusRelay: radiusRelaySettings(flags),
+        },
+        PROCESS_IO,
+      ),
   ),
 );
 

@@ -152,7 +152,11 @@ export function radiusRelaySettings(
   env: NodeJS.ProcessEnv = process.env,
 ): RadiusRelaySettings | undefined {
   const pick = (flag: string | undefined, name: string): string | undefined =>
-    flag !== undefined && flag !== '' ? flag : env[name] !== undefined && env[name] !== '' ? env[name] : undefined;
+    flag !== undefined && flag !== ''
+      ? flag
+      : env[name] !== undefined && env[name] !== ''
+        ? env[name]
+        : undefined;
   const port = (text: string | undefined, fallback: number, what: string): number | null =>
     text?.trim().toLowerCase() === 'off' ? null : integer(text, fallback, what, 0, 65535);
   const authPort = port(
@@ -167,12 +171,14 @@ export function radiusRelaySettings(
   );
   if (authPort === null && acctPort === null) return undefined;
   const host = pick(flags.radiusRelayHost, RADIUS_RELAY_ENV.host) ?? RADIUS_RELAY_DEFAULTS.host;
-  if (ipv4ToNumber(host) === undefined) throw new ConfigError(`RADIUS relay host must be an IPv4 address, got "${host}"`);
+  if (ipv4ToNumber(host) === undefined)
+    throw new ConfigError(`RADIUS relay host must be an IPv4 address, got "${host}"`);
   const allowText = pick(flags.radiusRelayAllow, RADIUS_RELAY_ENV.allow) ?? '';
   const allow: Ipv4Block[] = [];
   for (const item of allowText.split(',').filter((s) => s.trim() !== '')) {
     const block = parseIpv4Block(item);
-    if (!block) throw new ConfigError(`RADIUS relay allow-list: "${item.trim()}" is not an IPv4 address or CIDR block`);
+    if (!block)
+      throw new ConfigError(`RADIUS relay allow-list: "${item.trim()}" is not an IPv4 address or CIDR block`);
     allow.push(block);
   }
   return { host, authPort, acctPort, allow };

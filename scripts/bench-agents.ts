@@ -187,36 +187,47 @@ async function startService(
 }
 
 // The machine may be shared: CPU used by processes outside this run makes its figures noisy, so
-// each phase reports it. Ours = this process and its descendants (children that exited are in
-// their parent's cutime/cstime); the machine = /proc/stat.
+// each phase reports it: the machine's busy time (/proc/stat) less what this process and its
+// descendants used. The tree is sampled every 250 ms, per PID, because the peer's bench.js exits
+// without reaping its server and clients, so their time never reaches anyone's cutime here.
 function machineJiffies(): { busy: number; total: number } {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
   return { busy: total - f[3]! - f[4]!, total };
 }
 
-function treeJiffies(): number {
-  let sum = 0;
-  for (const pid of [process.pid, ...descendants(process.pid)]) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      // utime, stime, cutime, cstime (fields 14-17 of /proc/PID/stat)
-      sum += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      // gone meanwhile
-    }
+/** utime + stime of one process (fields 14 and 15 of /proc/PID/stat). */
+function ownJiffies(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return undefined;
   }
-  return sum;
 }
 
 /** Starts measuring; the result is the share of the machine's CPU that other processes used. */
 function otherCpu(): () => number {
   const m0 = machineJiffies();
-  const t0 = treeJiffies();
+  const seen = new Map<number, { first: number; last: number }>();
+  const sample = (start: boolean) => {
+    for (const pid of [process.pid, ...descendants(process.pid)]) {
+      const j = ownJiffies(pid);
+      if (j === undefined) continue;
+      const s = seen.get(pid);
+      if (s) s.last = j;
+      else seen.set(pid, { first: start ? j : 0, last: j });
+    }
+  };
+  sample(true);
+  const timer = setInterval(() => sample(false), 250);
   return () => {
+    clearInterval(timer);
+    sample(false);
     const m1 = machineJiffies();
-    const ours = treeJiffies() - t0;
+    let ours = 0;
+    for (const s of seen.values()) ours += s.last - s.first;
     return Math.max(0, (m1.busy - m0.busy - ours) / Math.max(1, m1.total - m0.total));
   };
 }

@@ -55,7 +55,9 @@ export class CoaForwarder {
       done();
       void this.transport
         .send({ id: body.id, packet: msg.toString('base64'), peer: 'coa' })
-        .catch((err: unknown) => this.logger.debug({ err: (err as Error).message }, 'radius coa answer not sent'));
+        .catch((err: unknown) =>
+          this.logger.debug({ err: (err as Error).message }, 'radius coa answer not sent'),
+        );
     });
     const local = this.target.localAddress;
     socket.bind(0, local && local !== '0.0.0.0' ? local : undefined, () => {

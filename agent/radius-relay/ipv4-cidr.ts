@@ -38,5 +38,5 @@ export function allowed(blocks: readonly Ipv4Block[], address: string): boolean 
   if (blocks.length === 0) return true;
   const value = ipv4ToNumber(address);
   if (value === undefined) return false;
-  return blocks.some((b) => ((value & b.mask) >>> 0) === b.network);
+  return blocks.some((b) => (value & b.mask) >>> 0 === b.network);
 }

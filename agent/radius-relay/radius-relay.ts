@@ -158,7 +158,9 @@ export class RadiusRelay {
         resolve();
       });
     });
-    socket.on('error', (err) => this.#options.logger.warn({ err: err.message, kind }, 'radius relay socket error'));
+    socket.on('error', (err) =>
+      this.#options.logger.warn({ err: err.message, kind }, 'radius relay socket error'),
+    );
     socket.on('message', (msg, rinfo) => this.#onDatagram(kind, socket, msg, rinfo));
     return socket.address();
   }

@@ -46,7 +46,9 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('temp_store = MEMORY');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }),
+  });
   return { db, caps: SQLITE_CAPABILITIES, close: () => db.destroy() };
 }
 

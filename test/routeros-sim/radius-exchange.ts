@@ -37,6 +37,7 @@ export interface ExchangeOptions {
 /** RouterOS sends a request this many times in all before giving up on a server (sim assumption). */
 export const RADIUS_TRIES = 3;
 const MESSAGE_AUTHENTICATOR = 80;
+const ACCOUNTING_REQUEST = 4;
 
 type Waiter = (reply: Buffer) => boolean;
 
@@ -167,6 +168,9 @@ export function verifyReply(
   if (ma === undefined) return !requireMessageAuth;
   if (ma.length !== 18) return false;
   withRequestAuth.fill(0, ma.offset + 2, ma.offset + 18);
+  // An Accounting-Response signs its Message-Authenticator over a zero authenticator (FreeRADIUS,
+  // and our controller, do so; radclient checks it that way), the Access replies over the request's.
+  if (request[0] === ACCOUNTING_REQUEST) withRequestAuth.fill(0, 4, 20);
   const hmac = createHmac('md5', secret).update(withRequestAuth).digest();
   return hmac.equals(packet.subarray(ma.offset + 2, ma.offset + 18));
 }

@@ -40,7 +40,12 @@ async function setUp(relay: { timeoutMs?: number; allow?: string; coaPort?: numb
     enrol: true,
     radiusRelay: {
       ...radiusRelaySettings(
-        { radiusRelayHost: '127.0.0.1', radiusRelayAuthPort: '0', radiusRelayAcctPort: '0', radiusRelayAllow: relay.allow },
+        {
+          radiusRelayHost: '127.0.0.1',
+          radiusRelayAuthPort: '0',
+          radiusRelayAcctPort: '0',
+          radiusRelayAllow: relay.allow,
+        },
         {},
       )!,
       ...(relay.timeoutMs !== undefined ? { timeoutMs: relay.timeoutMs } : {}),
@@ -51,7 +56,14 @@ async function setUp(relay: { timeoutMs?: number; allow?: string; coaPort?: numb
   // The hub has sent welcome; the agent relays once it has read it.
   await waitUntil(() => agent.link.session !== undefined, 5000, 'link ready');
   const ports = agent.radiusRelay!.addresses;
-  return { hub, agent, relay: agent.radiusRelay!, conn: hub.liveConnections[0]!, auth: ports.auth!.port, acct: ports.acct!.port };
+  return {
+    hub,
+    agent,
+    relay: agent.radiusRelay!,
+    conn: hub.liveConnections[0]!,
+    auth: ports.auth!.port,
+    acct: ports.acct!.port,
+  };
 }
 
 describe('agent RADIUS relay', function () {
@@ -141,11 +153,15 @@ describe('agent RADIUS relay', function () {
   it('reads its settings from flags and environment, `off` included', () => {
     expect(radiusRelaySettings({}, {})).to.deep.include({ host: '0.0.0.0', authPort: 1812, acctPort: 1813 });
     expect(
-      radiusRelaySettings({}, { TICKETNET_RADIUS_RELAY_AUTH_PORT: 'off', TICKETNET_RADIUS_RELAY_ACCT_PORT: '11813' }),
+      radiusRelaySettings(
+        {},
+        { TICKETNET_RADIUS_RELAY_AUTH_PORT: 'off', TICKETNET_RADIUS_RELAY_ACCT_PORT: '11813' },
+      ),
     ).to.deep.include({ authPort: null, acctPort: 11813 });
-    expect(radiusRelaySettings({ radiusRelayAuthPort: 'off', radiusRelayAcctPort: 'off' }, {})).to.equal(undefined);
+    expect(radiusRelaySettings({ radiusRelayAuthPort: 'off', radiusRelayAcctPort: 'off' }, {})).to.equal(
+      undefined,
+    );
     expect(() => radiusRelaySettings({ radiusRelayAllow: '10.0.0.0/33' }, {})).to.throw(/allow-list/);
     expect(() => radiusRelaySettings({ radiusRelayHost: 'router.lan' }, {})).to.throw(/IPv4/);
   });
 });
-

@@ -43,7 +43,10 @@ function verify(request: Buffer, raw: Buffer, secret: string): RadiusReply {
     const copy = Buffer.from(raw);
     request.copy(copy, 4, 4, 20);
     copy.fill(0, at + 2, at + 18);
-    const valid = createHmac('md5', secret).update(copy).digest().equals(raw.subarray(at + 2, at + 18));
+    const valid = createHmac('md5', secret)
+      .update(copy)
+      .digest()
+      .equals(raw.subarray(at + 2, at + 18));
     ma = valid ? 'valid' : 'invalid';
   }
   return {
@@ -137,4 +140,3 @@ forEachDatabase('RADIUS relay through the agent link (controller side)', (databa
     );
   });
 });
-
