@@ -10,6 +10,7 @@ import * as m0004 from './migrations/0004-resellers.js';
 import * as m0005 from './migrations/0005-nas.js';
 import * as m0006 from './migrations/0006-takeover-sales.js';
 import * as m0007 from './migrations/0007-notifications.js';
+import * as m0008 from './migrations/0008-ticket-list-order.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-nas': m0005,
   '0006-takeover-sales': m0006,
   '0007-notifications': m0007,
+  '0008-ticket-list-order': m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
