@@ -40,7 +40,6 @@ import { salesRoutes } from './modules/sales/routes.js';
 import { SalesService } from './modules/sales/service.js';
 import { nasEnrolBodyGuard } from './modules/nas/body-guard.js';
 import { DbNasDirectory } from './modules/nas/db-nas-directory.js';
-import { radiusOpenSessions } from './modules/nas/open-sessions.js';
 import { nasRoutes } from './modules/nas/routes.js';
 import { NasService } from './modules/nas/service.js';
 import { affluenceReportJob } from './modules/affluence/daily-report.js';
@@ -246,7 +245,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     allocations,
     commands,
     tickets,
-    sessions: radiusOpenSessions(database.db),
+    sessions: radius,
     directory: nasDirectory,
     target: {
       address: config.radiusRelayAddress,

@@ -50,15 +50,15 @@ export interface AgentHubDeps {
 }
 
 // The heartbeat pings a slice of the links every tick, so each link is pinged once per period:
-// at 10k links and 30 s, ~34 pings (and one UPDATE of their rows, well under a millisecond) every
-// 100 ms, where pinging all at once blocked the loop for a few hundred milliseconds.
-const HEARTBEAT_TICK_MS = process.env.TN_AB_OLD ? 250 : 100; // TEMPORARY A/B
+// at 10k links and 30 s, ~84 pings (and one UPDATE of their rows, under a millisecond) every
+// 250 ms, where pinging all at once blocked the loop for a few hundred milliseconds.
+const HEARTBEAT_TICK_MS = 250;
 // Rows per statement: below SQLite's and PostgreSQL's bound-parameter limits, and short statements.
 const MAX_IDS_PER_STATEMENT = 500;
-// Links whose ownership each sweep checks (one primary-key read, ~0.6 ms for 200 on SQLite); all of
-// them within ceil(links / this) sweeps, i.e. 50 s at 10k links. A link taken over by another
+// Links whose ownership each sweep checks (one primary-key read, ~1.5 ms for 500 on SQLite); all of
+// them within ceil(links / this) sweeps, i.e. 20 s at 10k links. A link taken over by another
 // instance is harmless meanwhile: every send is guarded by the link's session in the database.
-const OWNERSHIP_CHECKS_PER_SWEEP = process.env.TN_AB_OLD ? 500 : 200; // TEMPORARY A/B
+const OWNERSHIP_CHECKS_PER_SWEEP = 500;
 
 export class AgentHub implements SessionHost {
   readonly allocations: AllocationsService;

@@ -202,3 +202,19 @@ export const closeStaleSessions = async (db: Db, clientId: string, cutoff: strin
         .executeTakeFirst()
     ).numUpdatedRows,
   );
+
+/** Open sessions (no Stop yet) per NAS of a client; NAS without any are absent. */
+export const openSessionsByNas = async (db: Db, clientId: string, nasIds: readonly string[]) => {
+  const counts = new Map<string, number>();
+  if (nasIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('radius_sessions')
+    .select((eb) => ['nas_id', eb.fn.countAll<number>().as('open')])
+    .where('client_id', '=', clientId)
+    .where('stopped_at', 'is', null)
+    .where('nas_id', 'in', nasIds)
+    .groupBy('nas_id')
+    .execute();
+  for (const row of rows) counts.set(row.nas_id, Number(row.open));
+  return counts;
+};

@@ -163,6 +163,11 @@ export class RadiusService {
    * Sessions with no report for 3 × the interim interval (the NAS went silent, the Stop was lost)
    * are closed with Lost-Service where they were last heard of; the usage counted so far stays.
    */
+  /** Open sessions per NAS of a client (the topology's `sessions_open`). */
+  openSessionsByNas(clientId: string, nasIds: readonly string[]): Promise<Map<string, number>> {
+    return q.openSessionsByNas(this.deps.db, clientId, nasIds);
+  }
+
   async closeStaleSessions(now: Date): Promise<{ closed: number }> {
     await this.#writer.flush();
     const cutoff = new Date(now.getTime() - 3 * this.options.interimSeconds * 1000).toISOString();
