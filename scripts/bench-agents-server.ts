@@ -203,25 +203,33 @@ async function runCommand(allocationId: string, name: string, timeoutMs: number)
   return commands.waitForResult(client.id, queued.id, timeoutMs);
 }
 
+/** Windows (performance.now() ms) of the commands slower than SLOW_MS in the current measurement. */
+const slowWindows: { start: number; end: number }[] = [];
+
 /** Enqueue → DONE of one router.ping, in ms; null when it did not end DONE in time. */
 async function timedPing(allocationId: string, timeoutMs: number): Promise<number | null> {
+  const start = performance.now();
   const t0 = process.hrtime.bigint();
   const done = await runCommand(allocationId, 'router.ping', timeoutMs);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+  if (ms > SLOW_MS) slowWindows.push({ start, end: performance.now() });
   return done.state === 'DONE' ? ms : null;
 }
 
 // Stalls explain tail latency: event-loop delay and GC pauses during each measurement.
-const gcPauses: number[] = [];
+const gcPauses: { start: number; end: number }[] = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) gcPauses.push(entry.duration);
+  for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, end: e.startTime + e.duration });
 }).observe({ type: 'gc' });
+// Commands slower than this count as the tail; the report says how many of them a GC pause hit.
+const SLOW_MS = 3;
 
 async function rtt(n: number, mode: string, timeoutMs: number) {
   const targets = pickConnected(n);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   gcPauses.length = 0;
+  slowWindows.length = 0;
   let latencies: (number | null)[];
   if (mode === 'burst') latencies = await Promise.all(targets.map((id) => timedPing(id, timeoutMs)));
   else {
@@ -246,8 +254,12 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     loop_delay_p99: Number((loop.percentile(99) / 1e6).toFixed(1)),
     loop_delay_max: Number((loop.max / 1e6).toFixed(1)),
     gc_count: gcPauses.length,
-    gc_total_ms: Number(gcPauses.reduce((a, b) => a + b, 0).toFixed(1)),
-    gc_max_ms: Number(Math.max(0, ...gcPauses).toFixed(1)),
+    gc_total_ms: Number(gcPauses.reduce((a, g) => a + g.end - g.start, 0).toFixed(1)),
+    gc_max_ms: Number(Math.max(0, ...gcPauses.map((g) => g.end - g.start)).toFixed(1)),
+    [`over_${SLOW_MS}ms`]: slowWindows.length,
+    [`over_${SLOW_MS}ms_during_gc`]: slowWindows.filter((w) =>
+      gcPauses.some((g) => g.start < w.end && g.end > w.start),
+    ).length,
   };
 }
 

@@ -260,6 +260,12 @@ interface RttFigure {
   p90: number | null;
   p99: number | null;
   max: number | null;
+  /** Ours only: stalls during the measurement. */
+  loop_delay_p99?: number;
+  gc_count?: number;
+  gc_total_ms?: number;
+  over_3ms?: number;
+  over_3ms_during_gc?: number;
 }
 interface ServerFigures {
   /** Share of the machine's CPU used by processes outside this run while it measured. */
@@ -674,6 +680,12 @@ function table(): string {
     lines.push(
       `  lost commands: ours ${o.serial?.lost ?? '-'} serial / ${o.burst?.lost ?? '-'} burst; peer ${p.serial?.lost ?? '-'} / ${p.burst?.lost ?? '-'}; agent connections that failed: ${o.failed ?? '-'}`,
     );
+    const tail = (r?: RttFigure) =>
+      r?.gc_count === undefined
+        ? '-'
+        : `p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
+    lines.push(`  ours, serial: ${tail(o.serial)}`);
+    lines.push(`  ours, burst:  ${tail(o.burst)}`);
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
   }

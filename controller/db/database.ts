@@ -46,6 +46,9 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('cache_size = -65536');
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('temp_store = MEMORY');
+  // Table statistics: without them SQLite picks poor indexes on large tables (a heartbeat update
+  // scanning every link). `optimize` analyses only what needs it and is cheap on every open.
+  sqlite.pragma('optimize = 0x10002');
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }),
   });
