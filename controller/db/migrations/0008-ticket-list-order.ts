@@ -22,7 +22,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('radius_tickets_client_created_code').execute();
   await db.schema.dropIndex('radius_tickets_client_reseller_created_code').execute();
-  await db.schema.createIndex('radius_tickets_client_created').on('radius_tickets').columns(['client_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('radius_tickets_client_created')
+    .on('radius_tickets')
+    .columns(['client_id', 'created_at'])
+    .execute();
   await db.schema
     .createIndex('radius_tickets_client_reseller')
     .on('radius_tickets')

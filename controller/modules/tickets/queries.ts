@@ -105,7 +105,12 @@ export const listTickets = (db: Db, clientId: string, f: TicketFilter): Promise<
   // DELETED tickets left the catalogue: listed only when asked for by status.
   q = f.status ? q.where('t.status', '=', f.status) : q.where('t.status', '!=', 'DELETED');
   if (f.reseller !== undefined) q = q.where('t.reseller_name', '=', f.reseller);
-  return q.orderBy('t.created_at', 'desc').orderBy('t.code', 'desc').limit(f.limit).offset(f.offset).execute();
+  return q
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.code', 'desc')
+    .limit(f.limit)
+    .offset(f.offset)
+    .execute();
 };
 
 export const findTicket = (db: Db, clientId: string, code: string): Promise<TicketRow | undefined> =>
