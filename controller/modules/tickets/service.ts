@@ -120,6 +120,7 @@ export const profileView = (p: RadiusProfilesTable): ProfileView => ({
  */
 export class TicketsService {
   readonly #statements: TicketStatements;
+  readonly #insert: ReturnType<typeof q.ticketInsertStatement>;
 
   constructor(
     private readonly db: Db,
@@ -128,6 +129,7 @@ export class TicketsService {
     private readonly random?: RandomSource,
   ) {
     this.#statements = new TicketStatements(db);
+    this.#insert = q.ticketInsertStatement(db);
   }
 
   // ---- profiles -------------------------------------------------------------------------------
@@ -235,7 +237,6 @@ export class TicketsService {
     const work = async (db: Db): Promise<TicketView[]> => {
       const profile = await this.#resolveProfile(db, clientId, input.profileId);
       const now = iso(this.clock.now());
-      const perStatement = this.#rowsPerStatement(q.TICKET_COLUMNS);
       const created: RadiusTicketsTable[] = [];
       for (let round = 0; created.length < input.quantity; round++) {
         if (round === MAX_CODE_ROUNDS) throw new Error('could not draw unique ticket codes');
@@ -257,11 +258,8 @@ export class TicketsService {
             expires_at: null,
           }),
         );
-        for (let i = 0; i < rows.length; i += perStatement) {
-          const part = rows.slice(i, i + perStatement);
-          const written = await q.insertTickets(db, part);
-          for (const row of part) if (written.has(row.code)) created.push(row);
-        }
+        const written = new Set((await this.#insert.run(db, rows)).map((r) => r.code));
+        for (const row of rows) if (written.has(row.code)) created.push(row);
       }
       return created.map((t) => ticketView(t, profile.name));
     };
