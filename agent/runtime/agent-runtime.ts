@@ -28,7 +28,7 @@ export interface AgentRuntimeOptions {
   logger: AgentLogger;
   controllerUrl?: string | undefined;
   enrolCode?: string | undefined;
-  /** Replaces the router catalogue (tests count or stub executions). */
+  /** Replaces the router catalogue (tests count or fake the executions). */
   catalogue?: CommandCatalogue;
   link?: {
     backoff?: BackoffPolicy;
