@@ -6,7 +6,7 @@
 // The writes go through a group commit (see group-commit.ts); the reads run at once.
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import { PreparedStatement, slot } from '../modules/tickets/prepared-statement.js';
+import { PreparedStatement, slot } from '../db/prepared-statement.js';
 import { GroupCommit } from './group-commit.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { ShapedStatement } from '../modules/tickets/prepared-statement.js';
+import { ShapedStatement } from '../db/prepared-statement.js';
 import type { RadiusAuthLogTable, RadiusSessionsTable } from './tables.js';
 
 const AUTH_LOG_FIELDS = [

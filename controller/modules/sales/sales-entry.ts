@@ -6,7 +6,7 @@
 //   - CONNEXION: empty date slot AND a readable date-time in the tenth field. Usage only.
 // Anything else (fewer than 9 or more than 10 fields, no voucher code) is unreadable and skipped.
 import { createHash } from 'node:crypto';
-import type { SalesRecordType } from './tables.js';
+import type { SalesRecordsTable, SalesRecordType } from './tables.js';
 import { isoFrom, monthOfTag, parseClock, parseRouterDate, parseRouterDateTime } from './sales-dates.js';
 import { normaliseMac, parsePrice, sellerOf } from './sales-fields.js';
 
@@ -20,20 +20,22 @@ export interface SalesEntry {
   source?: string | undefined;
 }
 
-export interface ParsedSale {
-  type: SalesRecordType;
-  sold_at: string | null;
-  expires_at: string | null;
-  month: string | null;
-  voucher_code: string;
-  price_xof: number | null;
-  client_ip: string | null;
-  client_mac: string | null;
-  duration_label: string | null;
-  profile_name: string | null;
-  comment: string | null;
-  reseller_name: string | null;
-}
+/** What the rules read from one script entry: the record's fields, before ids and provenance. */
+export type ParsedSale = Pick<
+  SalesRecordsTable,
+  | 'type'
+  | 'sold_at'
+  | 'expires_at'
+  | 'month'
+  | 'voucher_code'
+  | 'price_xof'
+  | 'client_ip'
+  | 'client_mac'
+  | 'duration_label'
+  | 'profile_name'
+  | 'comment'
+  | 'reseller_name'
+>;
 
 export type SaleParse = { ok: true; sale: ParsedSale } | { ok: false; reason: string };
 

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { ShapedStatement } from './prepared-statement.js';
+import { ShapedStatement } from '../../db/prepared-statement.js';
 import type { RadiusProfilesTable, RadiusTicketsTable, TicketStatus } from './tables.js';
 
 // ---- profiles ---------------------------------------------------------------------------------

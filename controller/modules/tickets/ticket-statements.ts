@@ -2,7 +2,7 @@
 // once per database by Kysely (correct SQL for either dialect), then only run.
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { PreparedStatement, ShapedStatement, slot, type ShapeSlots } from './prepared-statement.js';
+import { PreparedStatement, ShapedStatement, slot, type ShapeSlots } from '../../db/prepared-statement.js';
 import type { TicketStatus } from './tables.js';
 import type { AuthTicket } from './ticket-rules.js';
 

@@ -1,8 +1,8 @@
 // A statement compiled once by Kysely (so it is correct SQL for whichever dialect is open) and
 // then run with fresh values. On the RADIUS hot path, building and compiling a query costs more
-// than SQLite takes to answer it. (Belongs in controller/db/ once that folder can take it.)
+// than SQLite takes to answer it.
 import type { CompiledQuery, QueryResult } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db } from './database.js';
 
 const MARK = '\u0000slot:';
 
