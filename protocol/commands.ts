@@ -33,7 +33,16 @@ export const ROUTER_FACTS_SCHEMA = z.object({
   uptime_seconds: count,
 });
 
-const HOTSPOT_USER_SCHEMA = z.object({
+/** Name of the hotspot user RouterOS creates itself: never a voucher, never removed nor restored. */
+export const BUILT_IN_HOTSPOT_USER = 'default-trial';
+
+/** Most users one `hotspot.users.restore` carries: the return to local accounts restores batches of 40. */
+export const HOTSPOT_USERS_RESTORE_BATCH = 40;
+
+/** Most names one `hotspot.users.remove` carries. */
+export const HOTSPOT_USERS_REMOVE_MAX = 1000;
+
+const HOTSPOT_USER_FIELDS = {
   name: label(),
   password: z.string().max(200).optional(),
   profile: label(),
@@ -43,15 +52,42 @@ const HOTSPOT_USER_SCHEMA = z.object({
   /** RouterOS `limit-bytes-total` in bytes. */
   limit_bytes_total: count.optional(),
   disabled: z.boolean(),
-});
+  /** RouterOS `uptime` of the user (time already consumed) in seconds; the agent leaves it out when 0. */
+  uptime_seconds: count.optional(),
+  /** RouterOS `bytes-in` counter of the user; the agent leaves it out when 0. */
+  bytes_in: count.optional(),
+  /** RouterOS `bytes-out` counter of the user; the agent leaves it out when 0. */
+  bytes_out: count.optional(),
+};
 
-const HOTSPOT_PROFILE_SCHEMA = z.object({
+const HOTSPOT_USER_SCHEMA = z.object(HOTSPOT_USER_FIELDS);
+
+const HOTSPOT_PROFILE_FIELDS = {
   name: label(),
   /** RouterOS `rate-limit` text as configured, e.g. `2M/4M`. */
   rate_limit: z.string().max(200).optional(),
   shared_users: z.int().min(1).optional(),
   /** RouterOS `session-timeout` converted to seconds. */
   session_timeout: count.optional(),
+};
+
+const HOTSPOT_PROFILE_SCHEMA = z.object(HOTSPOT_PROFILE_FIELDS);
+
+/** Refuses a list in which two entries have the same name (case-sensitive, as RouterOS compares them). */
+function refuseDuplicateNames(names: readonly string[], ctx: z.core.$RefinementCtx): void {
+  const seen = new Set<string>();
+  names.forEach((name, i) => {
+    if (seen.has(name)) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate name ${name}` });
+    seen.add(name);
+  });
+}
+
+/** Output of both restore commands. */
+const RESTORE_OUTPUT_SCHEMA = z.object({
+  /** Entries that did not exist and were added. */
+  added: count,
+  /** Entries that existed (same name) and were set to the given values. */
+  updated: count,
 });
 
 const BACKUP_OUTPUT_SCHEMA = z
@@ -144,7 +180,11 @@ export const COMMANDS = {
     output: z.object({ rtt_ms: z.number().min(0) }),
     defaultTimeoutSeconds: 10,
   },
-  /** Lists the hotspot users (and their profiles when asked). `count` is the number of users. */
+  /**
+   * Lists the hotspot users (and their profiles when asked). `count` is the number of users. The
+   * built-in `default-trial` user (any `default=true` user) is not a voucher and is left out. Each
+   * user carries its usage counters (`uptime_seconds`, `bytes_in`, `bytes_out`) when they are not 0.
+   */
   'hotspot.users.export': {
     params: z.strictObject({ include_profiles: z.boolean().optional() }),
     output: z
@@ -158,6 +198,120 @@ export const COMMANDS = {
         message: 'must equal the number of users',
       }),
     defaultTimeoutSeconds: 120,
+  },
+  /**
+   * The names of the hotspot users, without the built-in ones (`default=true`, or named
+   * `default-trial`): the migration's inventory and the return's check. One print of `name,default`
+   * only, so it costs far fewer bytes than an export. Read only.
+   */
+  'hotspot.users.names': {
+    params: z.strictObject({}),
+    output: z
+      .object({ names: z.array(label()).max(100_000), count })
+      .refine((out) => out.count === out.names.length, {
+        path: ['count'],
+        message: 'must equal the number of names',
+      }),
+    defaultTimeoutSeconds: 60,
+  },
+  /**
+   * Number of entries of `/ip/hotspot/user` as the router counts them (`print count-only`), the
+   * built-in `default-trial` included. A trap fails the command (ROUTER_TRAP). Read only.
+   */
+  'hotspot.users.count': {
+    params: z.strictObject({}),
+    output: z.object({ count }),
+    defaultTimeoutSeconds: 30,
+  },
+  /**
+   * Removes the named hotspot users, between two router counts (`print count-only`) the controller
+   * compares: the agent never judges a removal from the router's reply. If the first count traps,
+   * nothing is removed nor looked up (`count_before` and `count_after` null, `count_error` the
+   * router's message, `requested`, `absent` and `spared` 0);
+   * if the second one traps, `count_after` is null and `count_error` set. Built-in users
+   * (`default-trial`, `default=true`) are never removed: they are counted in `spared`; names not on
+   * the router in `absent`; `requested` is the number of ids sent to remove. A trap on the removal
+   * itself fails the command (ROUTER_TRAP). Idempotent: sent again, the names already removed are absent.
+   */
+  'hotspot.users.remove': {
+    params: z.strictObject({
+      names: z
+        .array(label())
+        .min(1)
+        .max(HOTSPOT_USERS_REMOVE_MAX)
+        .superRefine((names, ctx) => refuseDuplicateNames(names, ctx)),
+    }),
+    output: z
+      .object({
+        /** All entries of `/ip/hotspot/user` before the removal; null when the count trapped. */
+        count_before: count.nullable(),
+        /** All entries after it; null when the count trapped (or nothing was attempted). */
+        count_after: count.nullable(),
+        /** The router's message when a count trapped. */
+        count_error: z.string().max(1000).optional(),
+        /** Ids sent to remove (0 when the first count trapped: nothing was looked up). */
+        requested: count,
+        /** Names not on the router. */
+        absent: count,
+        /** Built-in users named, left in place. */
+        spared: count,
+      })
+      .refine(
+        (out) => (out.count_before === null || out.count_after === null) === (out.count_error !== undefined),
+        {
+          path: ['count_error'],
+          message: 'must be given exactly when a count is null',
+        },
+      )
+      .refine((out) => out.count_before !== null || (out.count_after === null && out.requested === 0), {
+        path: ['requested'],
+        message: 'nothing is removed when the first count failed',
+      }),
+    defaultTimeoutSeconds: 120,
+  },
+  /**
+   * Puts hotspot user profiles back (return to local accounts): a profile of the same name is `set`
+   * to the fields given (absent fields are left as they are), any other is added. Idempotent.
+   */
+  'hotspot.profiles.restore': {
+    params: z.strictObject({
+      profiles: z
+        .array(z.strictObject(HOTSPOT_PROFILE_FIELDS))
+        .min(1)
+        .max(500)
+        .superRefine((profiles, ctx) =>
+          refuseDuplicateNames(
+            profiles.map((p) => p.name),
+            ctx,
+          ),
+        ),
+    }),
+    output: RESTORE_OUTPUT_SCHEMA,
+    defaultTimeoutSeconds: 60,
+  },
+  /**
+   * Puts backed-up hotspot users back, at most 40 a batch, in the export's shape (the usage
+   * counters are accepted and ignored: RouterOS does not let them be written). A user of the same
+   * name is `set` to the backed-up password, profile, comment, limits and disabled flag (an absent
+   * one clears the router's value: empty, or 0 for the limits, meaning none); any other is added.
+   * The profiles must exist. A trap on any add or set fails the command; replaying the batch is
+   * harmless. Built-in users are never touched (a `default-trial` in the batch is skipped).
+   */
+  'hotspot.users.restore': {
+    params: z.strictObject({
+      users: z
+        .array(z.strictObject(HOTSPOT_USER_FIELDS))
+        .min(1)
+        .max(HOTSPOT_USERS_RESTORE_BATCH)
+        .superRefine((users, ctx) =>
+          refuseDuplicateNames(
+            users.map((u) => u.name),
+            ctx,
+          ),
+        ),
+    }),
+    output: RESTORE_OUTPUT_SCHEMA,
+    defaultTimeoutSeconds: 60,
   },
   /** Saves a RouterOS binary backup and returns it. `name` is the file stem on the router. */
   'backup.save': {

@@ -1,16 +1,23 @@
-import { signDetached, verifyDetached } from './ed25519.js';
-
-const SIGNATURE_BYTES = 64;
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { decodeBase64Strict, encodeBase64 } from './base64.js';
 import { canonicalJson } from './canonical-json.js';
 import { describeIssues } from './describe-issues.js';
+import { signDetached, signingKeyObject, verifyDetached, verifyingKeyObject } from './ed25519.js';
 import { isoTimeSchema, jsonObjectSchema, sessionIdSchema } from './fields.js';
 import { decodePublicKey, decodeSecretKey } from './key-pair.js';
-import { isMessageType, MESSAGE_SCHEMAS, MESSAGE_SENDERS } from './message-schemas.js';
-import type { MessageBody, MessageType, Sender } from './message-schemas.js';
+import {
+  isBatchableType,
+  isMessageType,
+  MESSAGE_SCHEMAS,
+  MESSAGE_SENDERS,
+  MESSAGE_SINCE_VERSION,
+} from './message-schemas.js';
+import type { BatchableType, BatchedMessage, MessageBody, MessageType, Sender } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
-import { isSupportedVersion, PROTOCOL_VERSION } from './version.js';
+import { HANDSHAKE_VERSION, isSupportedVersion } from './version.js';
+
+const SIGNATURE_BYTES = 64;
 
 /**
  * A signed message as it travels (one websocket text frame of JSON).
@@ -42,14 +49,58 @@ export type AnyEnvelope = EnvelopeOf<MessageType>;
 /** What a websocket hands over: text, or bytes in one of the forms `ws` uses. */
 export type RawFrame = string | Buffer | ArrayBuffer | readonly Buffer[];
 
+/**
+ * A secret key made ready to sign many envelopes (`signingKey`): a link makes one per connection,
+ * so that no frame pays for decoding the key and building its KeyObject.
+ */
+export interface SigningKey {
+  readonly kind: 'ed25519-signing-key';
+  /** The node:crypto private key. */
+  readonly keyObject: KeyObject;
+}
+
+/** A public key made ready to verify many envelopes (`verifyingKey`), one per peer per connection. */
+export interface VerifyingKey {
+  readonly kind: 'ed25519-verifying-key';
+  /** The base64 public key it was made of. */
+  readonly publicKey: string;
+  /** The node:crypto public key. */
+  readonly keyObject: KeyObject;
+}
+
+/**
+ * Prepares a base64 tweetnacl secret key (64 bytes) for `signEnvelope`.
+ * @throws ProtocolError `BAD_KEY` for a malformed key.
+ */
+export function signingKey(secretKey: string): SigningKey {
+  return { kind: 'ed25519-signing-key', keyObject: signingKeyObject(decodeSecretKey(secretKey)) };
+}
+
+/**
+ * Prepares a base64 Ed25519 public key (32 bytes) for `openEnvelope`.
+ * @throws ProtocolError `BAD_KEY` for a malformed key.
+ */
+export function verifyingKey(publicKey: string): VerifyingKey {
+  return {
+    kind: 'ed25519-verifying-key',
+    publicKey,
+    keyObject: verifyingKeyObject(decodePublicKey(publicKey)),
+  };
+}
+
 /** Options of `signEnvelope`. */
 export interface SignOptions {
   /** Session id (the challenge nonce of this connection). */
   sid: string;
   /** This sender's next sequence number in the session (from a `SequenceCounter`). */
   seq: number;
-  /** Sender's base64 secret key. */
-  secretKey: string;
+  /** Sender's base64 secret key, or the same made ready once with `signingKey`. */
+  secretKey: string | SigningKey;
+  /**
+   * Protocol version to sign in: the session's (`negotiateVersion`). Defaults to 1, which every
+   * peer reads; the handshake frames are signed in it, and a session of version 1 stays in it.
+   */
+  v?: number;
   /** Signing time, from the injectable clock; defaults to the system clock. */
   now?: Date;
 }
@@ -66,8 +117,13 @@ export interface ReadOptions<T extends MessageType = MessageType> {
 
 /** Options of `openEnvelope`. */
 export interface OpenOptions<T extends MessageType = MessageType> extends ReadOptions<T> {
-  /** The base64 public key the sender must have signed with (pinned or registered). */
-  publicKey: string;
+  /** The base64 public key the sender must have signed with (pinned or registered), or the same made ready with `verifyingKey`. */
+  publicKey: string | VerifyingKey;
+  /**
+   * Refuse with `UNSUPPORTED_VERSION` an envelope of another version than this one: the session's,
+   * once the handshake has settled it. Absent, any supported version is accepted.
+   */
+  version?: number;
 }
 
 // Only the envelope's frame; the body is checked against its own schema once the type is known.
@@ -86,10 +142,12 @@ const HEAD_SCHEMA = z.strictObject({
 type Head = z.output<typeof HEAD_SCHEMA>;
 
 /**
- * Validates `body` against the schema of `type`, stamps it and signs it.
+ * Validates `body` against the schema of `type` (for a `batch`, each inner message against its
+ * own type's), stamps it and signs it.
  * Send `encodeEnvelope(result)` (or `JSON.stringify`) as one text frame.
  * @throws ProtocolError `BAD_MESSAGE` if body, sid or seq are invalid (a bug in the sender),
- *   `UNKNOWN_TYPE` for an unknown type, `BAD_KEY` for a malformed secret key.
+ *   `UNKNOWN_TYPE` for an unknown type or one the version `v` does not have, `BAD_KEY` for a
+ *   malformed secret key, `UNSUPPORTED_VERSION` for a version this build does not speak.
  */
 export function signEnvelope<T extends MessageType>(
   type: T,
@@ -97,7 +155,11 @@ export function signEnvelope<T extends MessageType>(
   options: SignOptions,
 ): Envelope<T> {
   if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${String(type)}`);
-  const secretKey = decodeSecretKey(options.secretKey);
+  const v = options.v ?? HANDSHAKE_VERSION;
+  if (!isSupportedVersion(v)) throw new ProtocolError('UNSUPPORTED_VERSION', `cannot sign version ${v}`);
+  assertTypeInVersion(type, v);
+  const secretKey =
+    typeof options.secretKey === 'string' ? decodeSecretKey(options.secretKey) : options.secretKey.keyObject;
   const parsedBody = MESSAGE_SCHEMAS[type].safeParse(body);
   if (!parsedBody.success) {
     throw new ProtocolError(
@@ -105,13 +167,17 @@ export function signEnvelope<T extends MessageType>(
       `cannot sign ${type}: ${describeIssues(parsedBody.error, 'body')}`,
     );
   }
+  let checkedBody = parsedBody.data as MessageBody<T>;
+  if (type === 'batch') {
+    checkedBody = { messages: checkBatch(checkedBody as MessageBody<'batch'>, {}) } as MessageBody<T>;
+  }
   const unsigned = {
-    v: PROTOCOL_VERSION,
+    v,
     type,
     sid: options.sid,
     seq: options.seq,
     ts: (options.now ?? new Date()).toISOString(),
-    body: parsedBody.data as MessageBody<T>,
+    body: checkedBody,
   };
   const head = HEAD_SCHEMA.safeParse({ ...unsigned, sig: '' });
   if (!head.success) {
@@ -120,6 +186,25 @@ export function signEnvelope<T extends MessageType>(
   const signature = signDetached(signedBytes(unsigned), secretKey);
   return { ...unsigned, sig: encodeBase64(signature) };
 }
+
+/**
+ * The messages an envelope carries, in the order to handle them: the inner messages of a `batch`
+ * (already checked by `openEnvelope`), else the envelope's own message.
+ */
+export function messagesOf<T extends MessageType>(envelope: EnvelopeOf<T>): readonly MessageOf<T>[] {
+  if (envelope.type === 'batch') {
+    return (envelope as Envelope<'batch'>).body.messages as unknown as readonly MessageOf<T>[];
+  }
+  return [{ type: envelope.type, body: envelope.body } as MessageOf<T>];
+}
+
+/**
+ * A message without its envelope, of one of the types in `T` or, for a `batch`, of a type a batch
+ * carries; discriminated by `type` so a `switch` narrows `body`.
+ */
+export type MessageOf<T extends MessageType = MessageType> = {
+  [K in Exclude<T, 'batch'> | ('batch' extends T ? BatchableType : never)]: { type: K; body: MessageBody<K> };
+}[Exclude<T, 'batch'> | ('batch' extends T ? BatchableType : never)];
 
 /** The wire text of an envelope (one websocket text frame). */
 export function encodeEnvelope(envelope: Envelope): string {
@@ -139,8 +224,15 @@ export function openEnvelope<T extends MessageType = MessageType>(
   raw: RawFrame,
   options: OpenOptions<T>,
 ): EnvelopeOf<T> {
-  const publicKey = decodePublicKey(options.publicKey);
+  const publicKey =
+    typeof options.publicKey === 'string' ? decodePublicKey(options.publicKey) : options.publicKey.keyObject;
   const head = readHead(raw);
+  if (options.version !== undefined && head.v !== options.version) {
+    throw new ProtocolError(
+      'UNSUPPORTED_VERSION',
+      `version ${head.v} in a session of version ${options.version}`,
+    );
+  }
   verifySignature(head, publicKey);
   return checkMessage(head, options);
 }
@@ -187,7 +279,7 @@ function readHead(raw: RawFrame): Head {
   return head.data;
 }
 
-function verifySignature(head: Head, publicKey: Uint8Array): void {
+function verifySignature(head: Head, publicKey: Uint8Array | KeyObject): void {
   const signature = typeof head.sig === 'string' ? decodeBase64Strict(head.sig) : undefined;
   if (signature === undefined || signature.length !== SIGNATURE_BYTES) {
     throw new ProtocolError('BAD_SIGNATURE', 'signature missing or malformed');
@@ -201,6 +293,7 @@ function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>
   if (options.sid !== undefined) assertSession(head, options.sid);
   const { type } = head;
   if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${type}`);
+  assertTypeInVersion(type, head.v);
   if (options.expect !== undefined && !(options.expect as readonly string[]).includes(type)) {
     throw new ProtocolError('UNEXPECTED_MESSAGE', `${type} not expected here`);
   }
@@ -210,6 +303,9 @@ function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>
   const body = MESSAGE_SCHEMAS[type].safeParse(head.body);
   if (!body.success) {
     throw new ProtocolError('BAD_MESSAGE', `bad ${type}: ${describeIssues(body.error, 'body')}`);
+  }
+  if (type === 'batch') {
+    body.data = { messages: checkBatch(body.data as MessageBody<'batch'>, options) };
   }
   // The challenge nonce is the session id; a mismatch would let one challenge vouch for another session.
   if (type === 'challenge' && (body.data as MessageBody<'challenge'>).nonce !== head.sid) {
@@ -227,9 +323,45 @@ function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>
   } as EnvelopeOf<T>;
 }
 
-function signedBytes(fields: Omit<Head, 'sig'>): Uint8Array {
+// A type is refused in a version older than the one that brought it (a `batch` in version 1).
+function assertTypeInVersion(type: MessageType, v: number): void {
+  const since = MESSAGE_SINCE_VERSION[type];
+  if (since !== undefined && v < since) {
+    throw new ProtocolError('UNKNOWN_TYPE', `${type} is not a message of protocol version ${v}`);
+  }
+}
+
+// The inner messages of a batch, each checked as a message of its own would be: a type a batch may
+// carry, from the right sender and expected here, and a body its schema accepts (parsed, so unknown
+// members are dropped as for a lone message).
+function checkBatch(batch: MessageBody<'batch'>, options: ReadOptions): BatchedMessage[] {
+  return batch.messages.map(({ type, body }, i) => {
+    if (!isBatchableType(type)) {
+      throw new ProtocolError('BAD_MESSAGE', `batch message ${i}: ${type} cannot travel in a batch`);
+    }
+    if (options.expect !== undefined && !(options.expect as readonly string[]).includes(type)) {
+      throw new ProtocolError('UNEXPECTED_MESSAGE', `batch message ${i}: ${type} not expected here`);
+    }
+    if (options.from !== undefined && ![options.from, 'either'].includes(MESSAGE_SENDERS[type])) {
+      throw new ProtocolError(
+        'UNEXPECTED_MESSAGE',
+        `batch message ${i}: ${type} is never sent by the ${options.from}`,
+      );
+    }
+    const parsed = MESSAGE_SCHEMAS[type].safeParse(body);
+    if (!parsed.success) {
+      throw new ProtocolError(
+        'BAD_MESSAGE',
+        `batch message ${i}: bad ${type}: ${describeIssues(parsed.error, 'body')}`,
+      );
+    }
+    return { type, body: parsed.data } as BatchedMessage;
+  });
+}
+
+function signedBytes(fields: Omit<Head, 'sig'>): Buffer {
   const { v, type, sid, seq, ts, body } = fields;
-  return new TextEncoder().encode(canonicalJson({ v, type, sid, seq, ts, body }));
+  return Buffer.from(canonicalJson({ v, type, sid, seq, ts, body }), 'utf8');
 }
 
 // Fatal decoding: invalid UTF-8 must not be patched into replacement characters and read on.

@@ -12,6 +12,7 @@ import { z } from 'zod';
  * - `DEADLINE_PASSED`: the deadline was over before the agent could start or finish.
  * - `AGENT_ERROR`: a fault in the agent itself (or output that does not match the catalogue).
  * - `NO_SPACE`: the router (or agent) has no room left for the file or objects to write.
+ * - `BACKUP_EMPTY`: the router wrote a backup file of 0 bytes although it has room: nothing to keep.
  */
 export const FAULT_CODES = [
   'ROUTER_UNREACHABLE',
@@ -23,6 +24,7 @@ export const FAULT_CODES = [
   'DEADLINE_PASSED',
   'AGENT_ERROR',
   'NO_SPACE',
+  'BACKUP_EMPTY',
 ] as const;
 
 /** One of `FAULT_CODES`. */

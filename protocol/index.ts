@@ -1,7 +1,13 @@
 // Public API of the agent link protocol, shared by the controller hub and the site agent.
 // READ docs/agent-link.md: the behaviour both sides must implement around these messages
 // (handshake order, command journal and redelivery, outbox and report_ack, heartbeat).
-export { PROTOCOL_VERSION, SUPPORTED_VERSIONS, isSupportedVersion } from './version.js';
+export {
+  PROTOCOL_VERSION,
+  SUPPORTED_VERSIONS,
+  HANDSHAKE_VERSION,
+  isSupportedVersion,
+  negotiateVersion,
+} from './version.js';
 export { ProtocolError, PROTOCOL_ERROR_CODES } from './protocol-error.js';
 export type { ProtocolErrorCode } from './protocol-error.js';
 export { canonicalJson } from './canonical-json.js';
@@ -30,8 +36,14 @@ export {
   parseEnvelopeUnverified,
   assertSession,
   encodeEnvelope,
+  messagesOf,
+  signingKey,
+  verifyingKey,
 } from './envelope.js';
 export type {
+  MessageOf,
+  SigningKey,
+  VerifyingKey,
   Envelope,
   EnvelopeOf,
   AnyEnvelope,
@@ -42,11 +54,23 @@ export type {
 } from './envelope.js';
 export { SequenceGuard } from './sequence-guard.js';
 export { SequenceCounter } from './sequence-counter.js';
-export { MESSAGE_SCHEMAS, MESSAGE_SENDERS, MESSAGE_TYPES, isMessageType } from './message-schemas.js';
-export type { MessageType, MessageBody, Sender } from './message-schemas.js';
+export {
+  MESSAGE_SCHEMAS,
+  MESSAGE_SENDERS,
+  MESSAGE_TYPES,
+  MESSAGE_SINCE_VERSION,
+  BATCHABLE_TYPES,
+  MAX_BATCH_MESSAGES,
+  isMessageType,
+  isBatchableType,
+} from './message-schemas.js';
+export type { MessageType, MessageBody, Sender, BatchableType, BatchedMessage } from './message-schemas.js';
 export {
   COMMANDS,
   ROUTER_FACTS_SCHEMA,
+  BUILT_IN_HOTSPOT_USER,
+  HOTSPOT_USERS_REMOVE_MAX,
+  HOTSPOT_USERS_RESTORE_BATCH,
   isKnownCommand,
   parseCommandParams,
   parseCommandOutput,

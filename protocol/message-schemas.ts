@@ -15,6 +15,9 @@ import { LINK_ERROR_CODES } from './link-error-codes.js';
 // Object schemas drop unknown members (zod's default) so a newer peer may add optional fields
 // within the same protocol version; the signature still covers the body as sent.
 
+/** Most messages one `batch` may carry. */
+export const MAX_BATCH_MESSAGES = 256;
+
 const agentVersion = label(64);
 const commandName = z
   .string()
@@ -31,6 +34,11 @@ export const MESSAGE_SCHEMAS = {
     nonce: sessionIdSchema,
     controller_key: publicKeySchema,
     server_time: isoTimeSchema,
+    /**
+     * Since version 2: the protocol versions the controller speaks. The agent answers in the highest
+     * one it speaks too (`negotiateVersion`); absent means version 1 only.
+     */
+    versions: z.array(z.int().min(1).max(1000)).min(1).max(16).optional(),
   }),
   /**
    * Agent → controller, first enrolment: signed with the new `agent_key` (proof of possession), `sid` = challenge nonce.
@@ -95,6 +103,17 @@ export const MESSAGE_SCHEMAS = {
   error: z.object({ code: z.enum(LINK_ERROR_CODES), message: z.string().max(1000) }),
   /** Either way, reserved: one RADIUS UDP datagram relayed over the link; `peer` is the NAS `address:port`. */
   radius: z.object({ id: label(64), packet: base64Bytes(20, 4096), peer: label(64).optional() }),
+  /**
+   * Either way, since version 2: several messages of `BATCHABLE_TYPES` under one signature and one
+   * sequence number, handled in order as if they had come one by one. Each inner body is checked
+   * against its own type's schema when the batch is signed and when it is opened.
+   */
+  batch: z.object({
+    messages: z
+      .array(z.object({ type: z.string().min(1).max(64), body: jsonObjectSchema }))
+      .min(1)
+      .max(MAX_BATCH_MESSAGES),
+  }),
 } as const satisfies Record<string, z.ZodType>;
 
 /** A message type name. */
@@ -121,7 +140,36 @@ export const MESSAGE_SENDERS: { readonly [T in MessageType]: 'controller' | 'age
   pong: 'either',
   error: 'controller',
   radius: 'either',
+  batch: 'either',
 };
+
+/** The first protocol version that has each message type; types not listed exist since version 1. */
+export const MESSAGE_SINCE_VERSION: { readonly [T in MessageType]?: number } = { batch: 2 };
+
+/** Message types a `batch` may carry: everything after the handshake except `error` and `batch` itself. */
+export const BATCHABLE_TYPES = Object.freeze([
+  'command',
+  'ack',
+  'result',
+  'report',
+  'report_ack',
+  'ping',
+  'pong',
+  'radius',
+] as const satisfies readonly MessageType[]);
+
+/** A type a `batch` may carry. */
+export type BatchableType = (typeof BATCHABLE_TYPES)[number];
+
+/** One message inside a `batch`, discriminated by `type` so a `switch` narrows `body`. */
+export type BatchedMessage<T extends BatchableType = BatchableType> = {
+  [K in T]: { type: K; body: MessageBody<K> };
+}[T];
+
+/** True when `type` may travel inside a `batch`. */
+export function isBatchableType(type: unknown): type is BatchableType {
+  return (BATCHABLE_TYPES as readonly unknown[]).includes(type);
+}
 
 /** All message type names. */
 export const MESSAGE_TYPES = Object.freeze(Object.keys(MESSAGE_SCHEMAS) as MessageType[]);

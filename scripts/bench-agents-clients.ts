@@ -1,8 +1,12 @@
 // One client process of `npm run bench:agents`: holds up to --count simulated site agents from one
-// source address, each speaking the real agent link: the challenge is verified with the pinned
-// controller key, `hello` is signed with the agent's own key, every controller frame is opened
-// (signature, session, sequence), each `command` gets `ack` then `result` DONE with a valid output,
-// protocol pings get a pong and websocket pings are answered by ws.
+// source address, each speaking the real agent link as agent/link does: the protocol version is
+// chosen from the challenge's offer, the challenge is verified with the pinned controller key,
+// `hello` is signed with the agent's own key, every controller frame is opened (signature, session,
+// version, sequence; a batch's commands one by one), each `command` gets `ack` then `result` DONE
+// with a valid output (in version 2 the two travel in one signed batch, as the real agent's link
+// sends a held ack with a result that comes within ACK_HOLD_MS), protocol pings get a pong,
+// websocket pings are answered by ws, and each agent pings the controller every heartbeat as the
+// real agent does. Keys are made ready once per connection, as the real agent's link does.
 // Forked by scripts/bench-agents.ts (IPC): {target: N} grows or shrinks to N linked agents,
 // {stop: true} closes everything and exits. Reports {open, connecting, failed, refused} to the parent.
 //   node --import tsx scripts/bench-agents-clients.ts --url ws://… --agents FILE --from 0 --count 2500 --local 127.0.0.10
@@ -12,13 +16,19 @@ import { WebSocket, type RawData } from 'ws';
 import type { z } from 'zod';
 import {
   encodeEnvelope,
+  messagesOf,
+  negotiateVersion,
   openEnvelope,
   parseEnvelopeUnverified,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
+  signingKey,
+  verifyingKey,
   type MESSAGE_SCHEMAS,
   type MessageType,
+  type SigningKey,
+  type VerifyingKey,
 } from '../protocol/index.js';
 import { sampleOutput } from '../test/support/fake-agent.js';
 import type { BenchAgentIdentity } from './bench-agents-server.js';
@@ -58,13 +68,22 @@ const idle = [...identities].reverse();
 class AgentLink {
   sid = '';
   linked = false;
+  /** Protocol version of the connection, chosen from the challenge's offer. */
+  version = 1;
+  /** When this agent next pings the controller (ms since the epoch); 0 until linked. */
+  nextPingAt = 0;
+  heartbeatMs = 0;
   readonly #out = new SequenceCounter();
   readonly #in = new SequenceGuard();
+  readonly #key: SigningKey;
+  readonly #controller: VerifyingKey;
 
   constructor(
     readonly identity: BenchAgentIdentity,
     readonly ws: WebSocket,
   ) {
+    this.#key = signingKey(identity.secret_key);
+    this.#controller = verifyingKey(controllerKey);
     ws.on('message', (raw) => this.#receive(raw));
     ws.on('error', () => undefined);
     ws.once('close', () => this.#closed());
@@ -74,7 +93,8 @@ class AgentLink {
     const envelope = signEnvelope(type, body, {
       sid: this.sid,
       seq: this.#out.next(),
-      secretKey: this.identity.secret_key,
+      secretKey: this.#key,
+      v: this.version,
     });
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(encodeEnvelope(envelope));
   }
@@ -85,13 +105,14 @@ class AgentLink {
         // Enrolled agent: the challenge must come from the pinned key and announce it.
         this.sid = parseEnvelopeUnverified(raw, { expect: ['challenge'] }).sid;
         const challenge = openEnvelope(raw, {
-          publicKey: controllerKey,
+          publicKey: this.#controller,
           sid: this.sid,
           expect: ['challenge'],
           from: 'controller',
         });
         this.#in.accept(challenge.seq);
         if (challenge.body.controller_key !== controllerKey) throw new Error('challenge from another key');
+        this.version = negotiateVersion(challenge.body.versions);
         this.send('hello', {
           agent_id: this.identity.agent_id,
           agent_version: '0.1.0-bench',
@@ -99,34 +120,57 @@ class AgentLink {
         });
         return;
       }
-      const envelope = openEnvelope(raw, { publicKey: controllerKey, sid: this.sid, from: 'controller' });
+      const envelope = openEnvelope(raw, {
+        publicKey: this.#controller,
+        sid: this.sid,
+        from: 'controller',
+        version: this.version,
+      });
       this.#in.accept(envelope.seq);
-      switch (envelope.type) {
-        case 'welcome':
-          if (envelope.body.agent_id !== this.identity.agent_id) throw new Error('welcome for another agent');
-          this.linked = true;
-          connecting -= 1;
-          open += 1;
-          report();
-          fill();
-          return;
-        case 'command':
-          // A real agent journals before the ack; the bench measures the link, not the disk.
-          this.send('ack', { id: envelope.body.id });
-          this.send('result', {
-            id: envelope.body.id,
-            status: 'DONE',
-            output: sampleOutput(envelope.body.name),
-          });
-          return;
-        case 'ping':
-          this.send('pong', { t: envelope.body.t });
-          return;
-        case 'error':
-          refused += 1;
-          return;
-        default:
-          return;
+      for (const message of messagesOf(envelope)) {
+        switch (message.type) {
+          case 'welcome':
+            if (message.body.agent_id !== this.identity.agent_id)
+              throw new Error('welcome for another agent');
+            this.linked = true;
+            this.heartbeatMs = message.body.heartbeat_seconds * 1000;
+            this.nextPingAt = Date.now() + this.heartbeatMs;
+            connecting -= 1;
+            open += 1;
+            report();
+            fill();
+            break;
+          case 'command': {
+            // A real agent journals before the ack; the bench measures the link, not the disk.
+            const ack = { id: message.body.id };
+            const result = {
+              id: message.body.id,
+              status: 'DONE' as const,
+              output: sampleOutput(message.body.name),
+            };
+            // Version 2: the held ack leaves with the result, as agent/link/link-session.ts sends it.
+            if (this.version >= 2) {
+              this.send('batch', {
+                messages: [
+                  { type: 'ack', body: ack },
+                  { type: 'result', body: result },
+                ],
+              });
+            } else {
+              this.send('ack', ack);
+              this.send('result', result);
+            }
+            break;
+          }
+          case 'ping':
+            this.send('pong', { t: message.body.t });
+            break;
+          case 'error':
+            refused += 1;
+            break;
+          default:
+            break;
+        }
       }
     } catch (err) {
       // A frame that does not verify ends the link, as in the real agent.
@@ -205,5 +249,16 @@ setTimeout(
   },
   Number(opt['max-seconds']) * 1000,
 ).unref();
+// The real agent pings the controller once per heartbeat (agent/link/link-session.ts); so does
+// each simulated agent, from the time it linked, through one timer for the whole process that
+// ticks often enough to keep the pings as spread out as independent agents' timers would be.
+setInterval(() => {
+  const now = Date.now();
+  for (const link of links) {
+    if (link.nextPingAt === 0 || now < link.nextPingAt) continue;
+    link.nextPingAt = now + link.heartbeatMs;
+    if (link.ws.readyState === WebSocket.OPEN) link.ws.ping();
+  }
+}, 10).unref();
 fill();
 if (!process.send) setInterval(report, 1000);

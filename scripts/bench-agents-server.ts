@@ -228,6 +228,9 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   const targets = pickConnected(n);
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
+  // The controller's own CPU time during the measurement: on a shared machine the wall-clock figures
+  // move with the neighbours' load, this much less.
+  const cpu0 = process.cpuUsage();
   gcPauses.length = 0;
   slowWindows.length = 0;
   let latencies: (number | null)[];
@@ -237,6 +240,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     for (const id of targets) latencies.push(await timedPing(id, timeoutMs));
   }
   loop.disable();
+  const cpu = process.cpuUsage(cpu0);
   const ok = latencies.filter((x): x is number => x !== null).sort((a, b) => a - b);
   // Same quantile rule as the peer's server.js, so the columns compare.
   const q = (p: number) =>
@@ -251,6 +255,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     p90: q(90),
     p99: q(99),
     max: q(100),
+    cpu_ms: Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
     loop_delay_p99: Number((loop.percentile(99) / 1e6).toFixed(1)),
     loop_delay_max: Number((loop.max / 1e6).toFixed(1)),
     gc_count: gcPauses.length,

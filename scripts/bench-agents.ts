@@ -10,7 +10,10 @@
 //      idle RSS after 30 s, then one router.ping through each;
 //   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
 // Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
+// The peer needs `ws`: when ../shared/bench has none and cannot install it (a read-only shared/), it
+// runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,agent,package]
+//     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +41,12 @@ const { values: opt } = parseArgs({
     out: { type: 'string' },
     /** Keep the temporary directory (database, logs) for a look afterwards. */
     keep: { type: 'boolean', default: false },
+    /**
+     * Write CPU profiles of the controller during the serial and the burst measurements into this
+     * directory (serial.cpuprofile, burst.cpuprofile). The profiler slows the controller: figures
+     * of a profiled run are for finding where time goes, not for the table.
+     */
+    profile: { type: 'string' },
   },
 });
 const steps = opt.steps.split(',').map(Number);
@@ -260,6 +269,8 @@ interface RttFigure {
   p90: number | null;
   p99: number | null;
   max: number | null;
+  /** Ours only: the controller's CPU time (user + system) during the measurement, in ms. */
+  cpu_ms?: number;
   /** Ours only: stalls during the measurement. */
   loop_delay_p99?: number;
   gc_count?: number;
@@ -339,15 +350,34 @@ async function packaging(): Promise<void> {
 
 // --- 2. the peer --------------------------------------------------------------------------------
 
-async function peer(): Promise<void> {
-  if (!existsSync(join(PEER_DIR, 'node_modules/ws/package.json'))) {
-    const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
-      cwd: PEER_DIR,
-      encoding: 'utf8',
-      timeout: 180_000,
-    });
-    if (installed.status !== 0) throw new Error(`npm install in ${PEER_DIR} failed: ${installed.stderr}`);
+/**
+ * The environment the peer runs in. It needs `ws`: its own install when it has one, else, when its
+ * directory is read-only (shared/ is, on some machines), this project's `ws` (the same 8.x release)
+ * through NODE_PATH, which its CommonJS `require` honours.
+ */
+function peerEnv(): NodeJS.ProcessEnv {
+  if (existsSync(join(PEER_DIR, 'node_modules/ws/package.json'))) return process.env;
+  const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
+    cwd: PEER_DIR,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  if (installed.status === 0) return process.env;
+  const ours = join(ROOT, 'node_modules');
+  if (!existsSync(join(ours, 'ws/package.json'))) {
+    throw new Error(`npm install in ${PEER_DIR} failed: ${installed.stderr}`);
   }
+  const version = (JSON.parse(readFileSync(join(ours, 'ws/package.json'), 'utf8')) as { version: string })
+    .version;
+  report.notes.push(
+    `peer: ${PEER_DIR} has no ws and cannot install it; it ran with this project's ws ${version}`,
+  );
+  const nodePath = [ours, process.env.NODE_PATH].filter(Boolean).join(':');
+  return { ...process.env, NODE_PATH: nodePath };
+}
+
+async function peer(): Promise<void> {
+  const env = peerEnv();
   const limit = Math.min(300, secondsLeft() - 60);
   const other = otherCpu();
   const r = await run(
@@ -365,7 +395,7 @@ async function peer(): Promise<void> {
       '--max-seconds',
       String(limit),
     ],
-    { cwd: join(PEER_DIR, 'ws'), timeoutMs: (limit + 15) * 1000 },
+    { cwd: join(PEER_DIR, 'ws'), timeoutMs: (limit + 15) * 1000, env },
   );
   const line = r.out.split('\n').find((l) => l.startsWith('{"run"'));
   if (r.code !== 0 || !line) throw new Error(`peer bench.js exited ${r.code}: ${r.err}`);
@@ -486,8 +516,23 @@ async function ours(server: ServerInfo): Promise<void> {
       `ours: ${s.conns} agents linked in ${connectSeconds.toFixed(1)} s, RSS ${mib(s.rss).toFixed(1)} MiB`,
     );
   }
-  figures.serial = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`);
-  figures.burst = await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`);
+  const profiled = async <T>(name: string, measure: () => Promise<T>): Promise<T> => {
+    if (!opt.profile) return measure();
+    const file = join(resolve(opt.profile), `${name}.cpuprofile`);
+    await getJson(server.ctl, '/profile?action=start');
+    try {
+      return await measure();
+    } finally {
+      await getJson(server.ctl, `/profile?action=stop&file=${encodeURIComponent(file)}`);
+      report.notes.push(`profiled (figures slowed by the profiler): ${file}`);
+    }
+  };
+  figures.serial = await profiled('serial', () =>
+    getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
+  );
+  figures.burst = await profiled('burst', () =>
+    getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
+  );
   figures.failed = [...state.values()].reduce((a, s) => a + s.failed, 0);
   figures.otherCpu = other();
   for (const w of workers) w.send({ stop: true });
@@ -683,7 +728,7 @@ function table(): string {
     const tail = (r?: RttFigure) =>
       r?.gc_count === undefined
         ? '-'
-        : `p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
+        : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
     lines.push(`  ours, serial: ${tail(o.serial)}`);
     lines.push(`  ours, burst:  ${tail(o.burst)}`);
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');

@@ -3,7 +3,10 @@
 import { COMMANDS } from '../../protocol/index.js';
 import type { CommandName, CommandParams, MessageBody } from '../../protocol/index.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
+import { countHotspotUsers, listHotspotUserNames } from '../routeros/hotspot-user-inventory.js';
 import { exportHotspotUsers, ping, readFacts, saveBackup } from '../routeros/router-tasks.js';
+import { restoreHotspotProfiles, restoreHotspotUsers } from './hotspot-restore.js';
+import { removeHotspotUsers } from './hotspot-users-remove.js';
 import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
@@ -35,6 +38,14 @@ export const ROUTER_CATALOGUE: CommandCatalogue = {
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>
     exportHotspotUsers(router, { includeProfiles: params.include_profiles ?? false, signal }),
+  'hotspot.users.names': ({ router, signal }) => listHotspotUserNames(router, { signal }),
+  'hotspot.users.count': ({ router, signal }) => countHotspotUsers(router, { signal }),
+  'hotspot.users.remove': ({ router, params, signal }) =>
+    removeHotspotUsers(router, { names: params.names, signal }),
+  'hotspot.profiles.restore': ({ router, params, signal }) =>
+    restoreHotspotProfiles(router, { profiles: params.profiles, signal }),
+  'hotspot.users.restore': ({ router, params, signal }) =>
+    restoreHotspotUsers(router, { users: params.users, signal }),
   'backup.save': ({ router, params, signal, ftpPort }) =>
     saveBackup(router, {
       name: params.name ?? DEFAULT_BACKUP_NAME,

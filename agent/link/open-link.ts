@@ -2,6 +2,7 @@
 // challenge (verified) → enrol | hello → welcome (verified) | error.
 import WebSocket from 'ws';
 import {
+  negotiateVersion,
   openEnvelope,
   parseEnvelopeUnverified,
   ProtocolError,
@@ -68,6 +69,8 @@ class Handshake {
   #step: 'challenge' | 'welcome' | 'done' = 'challenge';
   #sid = '';
   #controllerKey = '';
+  /** Protocol version of this connection: the highest the challenge offers that this build speaks. */
+  #version = 1;
   #settle: { resolve: (link: OpenedLink) => void; reject: (err: LinkError) => void } | undefined;
   #timer: NodeJS.Timeout | undefined;
 
@@ -157,8 +160,15 @@ class Handshake {
     this.#guard.accept(challenge.seq);
     this.#sid = challenge.sid;
     this.#controllerKey = key;
+    this.#version = negotiateVersion(challenge.body.versions);
     this.#step = 'welcome';
-    const sign = { sid: this.#sid, seq: this.#counter.next(), secretKey: this.#secretKey, ...this.#now() };
+    const sign = {
+      sid: this.#sid,
+      seq: this.#counter.next(),
+      secretKey: this.#secretKey,
+      v: this.#version,
+      ...this.#now(),
+    };
     const envelope =
       credentials.kind === 'enrol'
         ? signEnvelope(
@@ -189,6 +199,7 @@ class Handshake {
       sid: this.#sid,
       expect: ['welcome', 'error'],
       from: 'controller',
+      version: this.#version,
     });
     this.#guard.accept(reply.seq);
     if (reply.type === 'error') throw controllerRefusal(reply.body.code, reply.body.message);
@@ -214,6 +225,7 @@ class Handshake {
       welcome,
       guard: this.#guard,
       counter: this.#counter,
+      version: this.#version,
       ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });

@@ -1,3 +1,4 @@
+import { isBuiltInHotspotUser } from './hotspot-user-inventory.js';
 import type { RouterCallOptions, RouterConnection } from './router-connection.js';
 import { parseRouterOsBoolean, parseRouterOsDuration, parseRouterOsInteger } from './ros-values.js';
 
@@ -11,6 +12,12 @@ export interface HotspotUserExport {
   /** `limit-bytes-total` in bytes; absent when unlimited. */
   limit_bytes_total?: number;
   disabled: boolean;
+  /** RouterOS `uptime` (time already consumed) in whole seconds; absent when 0. */
+  uptime_seconds?: number;
+  /** `bytes-in` counter; absent when 0. */
+  bytes_in?: number;
+  /** `bytes-out` counter; absent when 0. */
+  bytes_out?: number;
 }
 
 export interface HotspotProfileExport {
@@ -37,6 +44,9 @@ const USER_PROPS = [
   'limit-bytes-total',
   'disabled',
   'default',
+  'uptime',
+  'bytes-in',
+  'bytes-out',
 ];
 const PROFILE_PROPS = ['name', 'rate-limit', 'shared-users', 'session-timeout'];
 
@@ -63,6 +73,12 @@ export function toHotspotUser(r: Readonly<Record<string, string>>): HotspotUserE
   if (uptime !== undefined) user.limit_uptime = uptime;
   const bytes = positiveInt(r['limit-bytes-total']);
   if (bytes !== undefined) user.limit_bytes_total = bytes;
+  const used = seconds(r.uptime);
+  if (used !== undefined) user.uptime_seconds = used;
+  const bytesIn = positiveInt(r['bytes-in']);
+  if (bytesIn !== undefined) user.bytes_in = bytesIn;
+  const bytesOut = positiveInt(r['bytes-out']);
+  if (bytesOut !== undefined) user.bytes_out = bytesOut;
   return user;
 }
 
@@ -81,6 +97,7 @@ export function toHotspotProfile(r: Readonly<Record<string, string>>): HotspotPr
  * are converted as they stream in with only the exported properties
  * requested, so 15,000 users cost one compact object each, not raw replies.
  * The built-in `default-trial` user (default=true) is not a voucher and is left out.
+ * Usage counters (uptime, bytes in/out) come along when not 0.
  */
 export async function exportHotspotUsers(
   conn: RouterConnection,
@@ -94,7 +111,7 @@ export async function exportHotspotUsers(
   await conn.printEach(
     '/ip/hotspot/user',
     (r) => {
-      if (parseRouterOsBoolean(r.default) === true || !r.name) return;
+      if (isBuiltInHotspotUser(r) || !r.name) return;
       users.push(toHotspotUser(r));
     },
     { ...call, proplist: USER_PROPS },

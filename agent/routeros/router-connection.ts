@@ -41,6 +41,11 @@ export interface PrintOptions extends RouterCallOptions {
   where?: Readonly<Record<string, string>>;
   /** Properties to return (`=.proplist=`); fewer properties, smaller replies. */
   proplist?: readonly string[];
+  /**
+   * Entries whose `prop` is one of `values` (`?prop=a ?prop=b … ?#|…`), ANDed with `where`: the
+   * router filters, so a batch of names costs its matches, not a listing of the whole menu.
+   */
+  anyOf?: { readonly prop: string; readonly values: readonly string[] };
 }
 
 /** How many ids one remove command carries; keeps each sentence small. */
@@ -80,6 +85,13 @@ function paramWords(params: RouterParams | undefined): string[] {
 function queryWords(options: PrintOptions): string[] {
   const words: string[] = [];
   if (options.proplist && options.proplist.length > 0) words.push(`=.proplist=${options.proplist.join(',')}`);
+  const any = options.anyOf;
+  if (any && any.values.length > 0) {
+    for (const value of any.values) words.push(`?${any.prop}=${value}`);
+    // One OR per extra value folds the pushed tests into one.
+    if (any.values.length > 1) words.push(`?#${'|'.repeat(any.values.length - 1)}`);
+  }
+  // What is left on the stack is ANDed by the router: the `where` tests and the folded OR.
   for (const [name, value] of Object.entries(options.where ?? {})) words.push(`?${name}=${value}`);
   return words;
 }

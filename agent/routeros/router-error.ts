@@ -7,6 +7,7 @@ export const ROUTER_ERROR_CODES = [
   'ROUTER_TRAP',
   'ROUTER_AUTH_FAILED',
   'NO_SPACE',
+  'BACKUP_EMPTY',
 ] as const satisfies readonly FaultCode[];
 
 export type RouterErrorCode = (typeof ROUTER_ERROR_CODES)[number];
@@ -18,6 +19,7 @@ const DEFAULT_RETRYABLE: Readonly<Record<RouterErrorCode, boolean>> = {
   ROUTER_TRAP: false,
   ROUTER_AUTH_FAILED: false,
   NO_SPACE: false,
+  BACKUP_EMPTY: true,
 };
 
 export interface RouterErrorDetails {

@@ -148,7 +148,7 @@ export async function saveBackup(conn: RouterConnection, options: SaveBackupOpti
     const free = parseRouterOsInteger(resource?.['free-hdd-space']);
     if (free === 0)
       throw new RouterError('NO_SPACE', `backup ${file.name} is empty: the router's flash is full`);
-    throw new RouterError('ROUTER_TRAP', `backup ${file.name} is empty (0 bytes) on the router`, {
+    throw new RouterError('BACKUP_EMPTY', `backup ${file.name} is empty (0 bytes) on the router`, {
       retryable: true,
     });
   }

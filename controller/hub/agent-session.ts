@@ -1,6 +1,9 @@
 // One agent connection, from the challenge to the close: handshake (enrol or hello), then signed
 // frames in order (acks, results, reports, pings) and the commands the hub gives it to send.
 // Frames are handled one at a time so an ack is recorded before the result that follows it.
+// The connection speaks the protocol version the agent chose from the challenge's offer; in version
+// 2 an agent frame may be a `batch` (an ack and its result under one signature: one verification and
+// one database write), and commands that go out together travel as one batch.
 //
 // A controller holds thousands of these, so a session keeps to a few fields: no timer (the hub
 // enforces the handshake deadline and the heartbeat from its own periodic sweeps), no closures (the
@@ -11,7 +14,10 @@ import type { z } from 'zod';
 import {
   encodeEnvelope,
   generateSessionNonce,
+  HANDSHAKE_VERSION,
+  MAX_BATCH_MESSAGES,
   type MESSAGE_SCHEMAS,
+  messagesOf,
   normaliseEnrolCode,
   openEnvelope,
   parseEnvelopeUnverified,
@@ -19,10 +25,15 @@ import {
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
-  type AnyEnvelope,
+  SUPPORTED_VERSIONS,
+  verifyingKey,
+  type BatchedMessage,
   type KeyPair,
   type LinkErrorCode,
+  type MessageOf,
   type MessageType,
+  type SigningKey,
+  type VerifyingKey,
 } from '../../protocol/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
@@ -51,6 +62,8 @@ export interface SessionHost {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly identity: KeyPair;
+  /** The controller's secret key, made ready once for every frame the hub signs. */
+  readonly signingKey: SigningKey;
   readonly heartbeatSeconds: number;
   /** Where relayed RADIUS goes; without it `radius` frames are ignored. */
   readonly radiusRelay?: RadiusRelayHandler | undefined;
@@ -90,12 +103,18 @@ export class AgentSession {
   agent: SessionAgent | undefined;
   /** False between a heartbeat ping and any sign of life from the agent. */
   alive = true;
+  /** The agent pinged since the last heartbeat (agents ping every heartbeat period too). */
+  pinged = false;
   /** Order in which the hub registered sessions; the sweep only judges sessions older than its read. */
   registration = 0;
   /** Wall time (ms) by which enrol or hello must have succeeded; the hub's sweep enforces it. */
   handshakeDeadline = 0;
 
   #state: 'handshake' | 'open' | 'closed' = 'handshake';
+  /** Protocol version of the connection: the handshake's until the agent's enrol or hello names its own. */
+  #version = HANDSHAKE_VERSION;
+  /** The agent's public key, made ready once the handshake has verified it. */
+  #agentKey: VerifyingKey | undefined;
   readonly #out = new SequenceCounter();
   readonly #in = new SequenceGuard();
   /** Commands sent on this link and not yet answered: id → name (a result then needs no read). */
@@ -119,6 +138,7 @@ export class AgentSession {
     ws.session = this;
     ws.on('message', AgentSession.#onMessage);
     ws.on('pong', AgentSession.#onPong);
+    ws.on('ping', AgentSession.#onPing);
     ws.on('error', AgentSession.#onError);
     ws.on('close', AgentSession.#onClose);
   }
@@ -139,6 +159,7 @@ export class AgentSession {
       nonce: this.sid,
       controller_key: this.host.identity.publicKey,
       server_time: this.host.clock.now().toISOString(),
+      versions: [...SUPPORTED_VERSIONS],
     });
   }
 
@@ -155,9 +176,17 @@ export class AgentSession {
 
   /**
    * Heartbeat: kills a socket that did not answer the last ping, else pings again.
-   * @returns true when the agent was alive (and is pinged), false when it was dropped.
+   * An agent that pinged since the last beat is alive and is not pinged.
+   * @returns true when the agent was alive (and is pinged, unless it pinged), false when it was dropped.
    */
   heartbeat(): boolean {
+    // The agent pinged since the last beat: it is alive and knows we are (ws answered with a pong),
+    // so a ping of ours would only double the traffic. A dead agent stops pinging and gets ours.
+    if (this.pinged) {
+      this.pinged = false;
+      this.alive = true;
+      return true;
+    }
     if (!this.alive) {
       this.host.logger.info(this.#fields({}), 'agent missed its heartbeat');
       this.ws.terminate();
@@ -191,22 +220,38 @@ export class AgentSession {
     return this.#deliver(async () => rows, false);
   }
 
+  /** Sends a command the database already recorded as SENT on this connection's link (`claimQueued`). */
+  deliverClaimed(row: AgentCommandsTable): Promise<void> {
+    return this.#deliver(async () => [row], true);
+  }
+
   // Deliveries run one after another; each command goes out at most once per connection, and only
   // after the database has recorded the send on this connection's link (`claimed`: the read did).
+  // The commands of one delivery go out together: one signed batch in version 2.
   #deliver(read: () => Promise<AgentCommandsTable[]>, claimed: boolean): Promise<void> {
     const run = async () => {
       if (!this.isOpen) return;
-      for (const row of await read()) {
-        if (!this.isOpen) return;
-        if (this.#sent?.has(row.id)) continue;
-        if (!claimed && !(await this.host.commands.claimForSend(row.id, this.sid))) continue;
-        (this.#sent ??= new Map()).set(row.id, row.name);
-        this.#send('command', {
-          id: row.id,
-          name: row.name,
-          params: JSON.parse(row.params) as Record<string, unknown>,
-          deadline: row.deadline,
-        });
+      const out: BatchedMessage[] = [];
+      try {
+        for (const row of await read()) {
+          if (!this.isOpen) return;
+          if (this.#sent?.has(row.id)) continue;
+          if (!claimed && !(await this.host.commands.claimForSend(row.id, this.sid))) continue;
+          (this.#sent ??= new Map()).set(row.id, row.name);
+          out.push({
+            type: 'command',
+            body: {
+              id: row.id,
+              name: row.name,
+              params: JSON.parse(row.params) as Record<string, unknown>,
+              deadline: row.deadline,
+            },
+          });
+          if (out.length === MAX_BATCH_MESSAGES) this.#sendAll(out.splice(0));
+        }
+      } finally {
+        // Claimed is recorded as sent: what was claimed goes out, even when a later claim failed.
+        this.#sendAll(out);
       }
     };
     this.#busy += 1;
@@ -255,39 +300,55 @@ export class AgentSession {
     this.alive = true;
     if (this.#state === 'handshake') return this.#handshake(raw);
     const agent = this.agent!;
-    const envelope = openEnvelope(raw, { publicKey: agent.publicKey, sid: this.sid, from: 'agent' });
+    const envelope = openEnvelope(raw, {
+      publicKey: this.#agentKey!,
+      sid: this.sid,
+      from: 'agent',
+      version: this.#version,
+    });
     this.#in.accept(envelope.seq);
-    await this.#dispatch(agent, envelope);
+    const messages = messagesOf(envelope);
+    // An ack whose result is in the same batch needs no write of its own: the result's write
+    // records the acknowledgement too (`acked_at`), so the pair costs one write.
+    let answered: Set<string> | undefined;
+    if (messages.length > 1) {
+      for (const m of messages) if (m.type === 'result') (answered ??= new Set()).add(m.body.id);
+    }
+    for (const message of messages) {
+      if (this.#state === 'closed') return;
+      if (message.type === 'ack' && answered?.has(message.body.id)) continue;
+      await this.#dispatch(agent, message, envelope.ts);
+    }
   }
 
-  async #dispatch(agent: SessionAgent, envelope: AnyEnvelope): Promise<void> {
+  async #dispatch(agent: SessionAgent, message: MessageOf, signedAt: string): Promise<void> {
     const { allocations, commands } = this.host;
-    switch (envelope.type) {
+    switch (message.type) {
       case 'ack':
-        return commands.acknowledge(agent.allocationId, envelope.body.id);
+        return commands.acknowledge(agent.allocationId, message.body.id);
       case 'result': {
-        const { id } = envelope.body;
-        await commands.complete(agent.allocationId, envelope.body, envelope.ts, this.#sent?.get(id));
+        const { id } = message.body;
+        await commands.complete(agent.allocationId, message.body, signedAt, this.#sent?.get(id));
         // Final now (or already was): it will not be sent on this link again.
         this.#sent?.delete(id);
         return;
       }
       case 'report':
-        await allocations.recordReport(agent.allocationId, envelope.body);
+        await allocations.recordReport(agent.allocationId, message.body);
         // Acked after it is stored, every time: a resend means the agent missed the last ack.
-        this.#send('report_ack', { ids: [envelope.body.id] });
+        this.#send('report_ack', { ids: [message.body.id] });
         return;
       case 'ping':
-        this.#send('pong', { t: envelope.body.t });
+        this.#send('pong', { t: message.body.t });
         return;
       case 'pong':
         return;
       case 'radius':
         // Not awaited: frames keep flowing while RADIUS answers (it commits in batches).
-        this.#relayRadius(agent, envelope.body);
+        this.#relayRadius(agent, message.body);
         return;
       default:
-        this.refuse('UNEXPECTED_MESSAGE', `${envelope.type} not expected after the handshake`);
+        this.refuse('UNEXPECTED_MESSAGE', `${message.type} not expected after the handshake`);
     }
   }
 
@@ -312,6 +373,9 @@ export class AgentSession {
       expect: ['enrol', 'hello'],
       from: 'agent',
     });
+    // The agent chose the version from the challenge's offer; the answer (welcome, or an error) and
+    // everything after are in it. Unverified yet, but it only picks the language of the reply.
+    this.#version = first.v;
     const agent =
       first.type === 'enrol'
         ? await this.#enrol(raw, first.body.agent_key)
@@ -319,6 +383,7 @@ export class AgentSession {
     // A method call, not a property read: the state changes across the awaits above.
     if (!agent || this.#isClosed()) return;
     this.agent = agent;
+    this.#agentKey = verifyingKey(agent.publicKey);
     await this.host.register(this);
     // The socket may have closed (or timed out) while the database was answering.
     if (this.#isClosed()) return;
@@ -441,11 +506,22 @@ export class AgentSession {
     const envelope = signEnvelope(type, body, {
       sid: this.sid,
       seq: this.#out.next(),
-      secretKey: this.host.identity.secretKey,
+      secretKey: this.host.signingKey,
+      v: this.#version,
       now: this.host.clock.now(),
     });
     // No callback: a failed write closes the socket, and the close event does the cleanup.
     this.ws.send(encodeEnvelope(envelope));
+  }
+
+  // Several messages at once: one batch (one signature) in version 2, one frame each in version 1.
+  #sendAll(messages: BatchedMessage[]): void {
+    if (messages.length === 0) return;
+    if (messages.length === 1 || this.#version < 2) {
+      for (const m of messages) this.#send(m.type, m.body as never);
+      return;
+    }
+    this.#send('batch', { messages });
   }
 
   // The socket listeners: one function each for every connection, finding the session on the socket.
@@ -457,6 +533,14 @@ export class AgentSession {
   static #onPong(this: WebSocket): void {
     const session = (this as AgentSocket).session;
     if (session) session.alive = true;
+  }
+
+  static #onPing(this: WebSocket): void {
+    const session = (this as AgentSocket).session;
+    if (session) {
+      session.alive = true;
+      session.pinged = true;
+    }
   }
 
   static #onError(this: WebSocket, err: Error): void {

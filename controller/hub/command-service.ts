@@ -48,9 +48,34 @@ export interface CommandServiceOptions {
 
 export const isFinal = (state: CommandState): boolean => FINAL_COMMAND_STATES.includes(state);
 
+/**
+ * The agent links this instance holds, as the queue sees them (the hub). A command for an agent
+ * linked here is stored and recorded as sent in one commit, then handed straight to its connection.
+ */
+export interface LocalLinks {
+  /** Session id of the open connection of this allocation's agent on this instance, if there is one. */
+  sessionOf(allocationId: string): string | undefined;
+  /**
+   * Sends a command the database recorded as SENT on connection `sid`. When that connection is gone
+   * meanwhile, nothing is sent: the connection that took over carries every open command.
+   */
+  deliverClaimed(allocationId: string, sid: string, row: AgentCommandsTable): void;
+}
+
+// Commands enqueued here whose outcome this process has not seen yet (see #openHere). Bounded: an
+// entry outlives its command only when another instance finished it, and forgetting costs one read.
+const MAX_OPEN_HERE = 100_000;
+
 export class CommandService {
   readonly #pollMs: number;
   readonly #statements: CommandStatements;
+  #links: LocalLinks | undefined;
+  /**
+   * id → client of the commands enqueued by this process and not seen final here. A waiter on one of
+   * these needs no first read: it cannot be final yet unless another instance finished it (the poll
+   * finds that), because a final state reached here removes it before the signal goes out.
+   */
+  readonly #openHere = new Map<string, string>();
 
   constructor(
     private readonly db: Db,
@@ -62,6 +87,14 @@ export class CommandService {
   ) {
     this.#pollMs = options.pollMs ?? 250;
     this.#statements = new CommandStatements(db, logger);
+  }
+
+  /** The hub of this instance offers its links; answers the function that withdraws them. */
+  attachLinks(links: LocalLinks): () => void {
+    this.#links = links;
+    return () => {
+      if (this.#links === links) this.#links = undefined;
+    };
   }
 
   /**
@@ -107,9 +140,25 @@ export class CommandService {
       fault_message: null,
       fault_retryable: null,
     };
-    await this.#statements.insert(row);
-    this.signals.commandQueued(allocationId, row.id);
-    return view(row);
+    if (this.#openHere.size >= MAX_OPEN_HERE) this.#openHere.clear();
+    this.#openHere.set(row.id, clientId);
+    // Linked here: stored and recorded as sent in one commit, sent right after it. Else stored, and
+    // whoever holds the link (this instance's hub, or another's sweep) sends it.
+    const links = this.#links;
+    const sid = links?.sessionOf(allocationId);
+    let claimed: AgentCommandsTable | undefined;
+    try {
+      claimed = await this.#statements.insert(
+        row,
+        sid === undefined ? undefined : { sid, now: row.created_at },
+      );
+    } catch (err) {
+      this.#openHere.delete(row.id);
+      throw err;
+    }
+    if (claimed !== undefined) links!.deliverClaimed(allocationId, sid!, claimed);
+    else this.signals.commandQueued(allocationId, row.id);
+    return view(claimed ?? row);
   }
 
   /** The client's command; 404 COMMAND_NOT_FOUND for an unknown id or another tenant's. */
@@ -169,14 +218,21 @@ export class CommandService {
         if (row?.client_id === clientId) settle(() => resolve(view(row)));
         else void check();
       });
-      void check();
+      // Enqueued here by this client and not final here: the signal will come (or the poll finds an
+      // outcome another instance stored), so the first read is saved.
+      if (this.#openHere.get(id) === clientId) {
+        timer = setTimeout(() => void check(), Math.max(0, Math.min(this.#pollMs, giveUpAt - Date.now())));
+      } else void check();
     });
   }
 
   /** Marks every open command past its deadline EXPIRED (scheduler job AGENT_COMMAND_EXPIRY). */
   async expireOverdue(now: Date): Promise<{ expired: number }> {
     const rows = await q.expireOverdue(this.db, iso(now));
-    for (const { id } of rows) this.signals.commandFinished(id);
+    for (const { id } of rows) {
+      this.#openHere.delete(id);
+      this.signals.commandFinished(id);
+    }
     return { expired: rows.length };
   }
 
@@ -260,6 +316,7 @@ export class CommandService {
       this.logger.debug({ allocationId, commandId: result.id }, 'result for no open command ignored');
       return;
     }
+    this.#openHere.delete(result.id);
     if (facts !== undefined) await this.allocations.recordFacts(allocationId, facts, at);
     this.signals.commandFinished(result.id, finished);
   }

@@ -3,7 +3,10 @@
 // Kysely query costs 30-80 µs and a burst of short-lived objects; a command runs six of these, so
 // at 10k agents that was a good part of the round trip and of the garbage collector's work.
 // Everything else (a fresh link's resends, the sweep, the expiry job) builds its queries per call.
-// The writes go through a group commit (see group-commit.ts); the reads run at once.
+// Every statement goes through the group commit (see group-commit.ts), reads included: they run one
+// after another in the next group. On SQLite, Kysely hands its single connection to one query at a
+// time through a mutex that wakes every waiting query on each release, so a burst of 1,000 commands
+// whose reads queued there cost ~O(1,000²) wake-ups (a third of the burst's time, with the garbage).
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../db/prepared-statement.js';
@@ -37,6 +40,10 @@ export type Outcome = Pick<
 
 const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
 
+// Allocations known to belong to a client. An allocation never changes client and is never deleted,
+// so a positive answer stays true; bounded so that scanning ids cannot grow it without limit.
+const MAX_KNOWN_ALLOCATIONS = 100_000;
+
 export class CommandStatements {
   readonly #allocationOfClient: PreparedStatement<{ id: string }>;
   readonly #insert: PreparedStatement<unknown>;
@@ -46,11 +53,10 @@ export class CommandStatements {
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
   readonly #writes: GroupCommit;
+  /** allocation id → its client, for the allocations already found (see MAX_KNOWN_ALLOCATIONS). */
+  readonly #owners = new Map<string, string>();
 
-  constructor(
-    private readonly db: Db,
-    logger: Logger,
-  ) {
+  constructor(db: Db, logger: Logger) {
     this.#writes = new GroupCommit(db, logger);
     this.#allocationOfClient = new PreparedStatement(
       db
@@ -114,18 +120,21 @@ export class CommandStatements {
         .where('state', 'in', ['QUEUED', 'SENT'])
         .compile(),
     );
-    // Guarded by the open states, so a command already final is left exactly as it is.
+    // Guarded by the open states, so a command already final is left exactly as it is. A result
+    // implies the agent had the command: an acknowledgement not recorded yet (it came in the same
+    // batch as this result, or was lost) is recorded with it.
     this.#finish = new PreparedStatement(
       db
         .updateTable('agent_commands')
-        .set({
+        .set((eb) => ({
           state: slot<'DONE' | 'FAILED'>(2),
           output: slot(3),
           fault_code: slot(4),
           fault_message: slot(5),
           fault_retryable: slot<number>(6),
           finished_at: slot(7),
-        })
+          acked_at: eb.fn.coalesce('acked_at', eb.val(slot(7))),
+        }))
         .where('allocation_id', '=', slot(0))
         .where('id', '=', slot(1))
         .where('state', 'in', OPEN_COMMAND_STATES)
@@ -136,21 +145,44 @@ export class CommandStatements {
 
   /** True when the allocation exists and belongs to the client. */
   async allocationOfClient(clientId: string, allocationId: string): Promise<boolean> {
-    return (await this.#allocationOfClient.run(this.db, [clientId, allocationId])).rows.length > 0;
+    if (this.#owners.get(allocationId) === clientId) return true;
+    const found =
+      (await this.#writes.run((db) => this.#allocationOfClient.run(db, [clientId, allocationId]))).rows
+        .length > 0;
+    if (found) {
+      if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
+      this.#owners.set(allocationId, clientId);
+    }
+    return found;
   }
 
-  async insert(row: AgentCommandsTable): Promise<void> {
+  /**
+   * Stores a new command (QUEUED). With `claim`, the same commit also records its send on the link
+   * of session `claim.sid` (QUEUED → SENT, as `claimQueued`) and answers the SENT row, or undefined
+   * when that session no longer holds the link (the command then stays QUEUED).
+   */
+  async insert(
+    row: AgentCommandsTable,
+    claim?: { sid: string; now: string },
+  ): Promise<AgentCommandsTable | undefined> {
     const values = COLUMNS.map((c) => row[c]);
-    await this.#writes.run((db) => this.#insert.run(db, values));
+    if (claim === undefined) {
+      await this.#writes.run((db) => this.#insert.run(db, values));
+      return undefined;
+    }
+    return this.#writes.run(async (db) => {
+      await this.#insert.run(db, values);
+      return (await this.#claimQueued.run(db, [row.id, claim.sid, claim.now])).rows[0];
+    }, true);
   }
 
   async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#findForClient.run(this.db, [clientId, id])).rows[0];
+    return (await this.#writes.run((db) => this.#findForClient.run(db, [clientId, id]))).rows[0];
   }
 
   /** A command as its agent may see it: only the commands of its own allocation. */
   async findForAllocation(allocationId: string, id: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#findForAllocation.run(this.db, [allocationId, id])).rows[0];
+    return (await this.#writes.run((db) => this.#findForAllocation.run(db, [allocationId, id]))).rows[0];
   }
 
   async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {

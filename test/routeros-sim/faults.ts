@@ -20,6 +20,8 @@
 // | emptyBackup         | backup file of 0 bytes                                                 |
 // | growingBackup       | backup file appears partial and grows over N /file prints (true = 3)   |
 // | stallRemovalsAfter  | hotspot-user removals stop taking effect (still !done)                 |
+// | stallAddsAfter      | after N hotspot-user adds (API or script), further adds answer !done   |
+// |                     | with a new id (=ret=) but nothing is stored                            |
 // | countImpossible     | `/ip/hotspot/user/print count-only` traps                              |
 // | removeUnverifiable  | removals of hotspot users apply, then every print of them traps        |
 // | fileReadChunkCap    | /file/read chunk-size limit: 32768 by default (as RouterOS); a number  |
@@ -67,6 +69,8 @@ export interface Faults {
   growingBackup?: boolean | number;
   /** After this many hotspot users have been removed, further removals answer !done but do nothing. */
   stallRemovalsAfter?: number;
+  /** After this many hotspot users have been added, further adds answer !done with a new id but store nothing. */
+  stallAddsAfter?: number;
   /** `print count-only` on /ip/hotspot/user traps (true, or the trap message). */
   countImpossible?: boolean | string;
   /** Hotspot-user removals apply, but every later print/count of /ip/hotspot/user traps. */
@@ -95,6 +99,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'emptyBackup',
   'growingBackup',
   'stallRemovalsAfter',
+  'stallAddsAfter',
   'countImpossible',
   'removeUnverifiable',
   'fileReadChunkCap',
@@ -124,6 +129,8 @@ export class FaultController extends EventEmitter {
   private answeredSinceSet = 0;
   /** Hotspot users removed since the faults were last set (for stallRemovalsAfter). */
   private removalsSinceSet = 0;
+  /** Hotspot users added since the faults were last set (for stallAddsAfter). */
+  private addsSinceSet = 0;
   /** A hotspot user was really removed since the faults were set (for removeUnverifiable). */
   private userRemoved = false;
   /** Matching calls seen per failCommand entry (for afterCalls). */
@@ -162,6 +169,7 @@ export class FaultController extends EventEmitter {
     this.commandsSinceSet = 0;
     this.answeredSinceSet = 0;
     this.removalsSinceSet = 0;
+    this.addsSinceSet = 0;
     this.userRemoved = false;
     this.failCalls = new Map();
   }
@@ -220,6 +228,15 @@ export class FaultController extends EventEmitter {
     if (limit === undefined) return true;
     if (this.removalsSinceSet >= limit) return false;
     this.removalsSinceSet++;
+    return true;
+  }
+
+  /** Whether one more hotspot-user add may be stored (and counts it). */
+  allowAdd(): boolean {
+    const limit = this.current.stallAddsAfter;
+    if (limit === undefined) return true;
+    if (this.addsSinceSet >= limit) return false;
+    this.addsSinceSet++;
     return true;
   }
 

@@ -365,6 +365,11 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
     },
   },
   '/ip/hotspot/user': {
+    // stallAddsAfter: the add is answered with a new id as usual, and nothing is stored
+    insert: (ctx, props) => {
+      const users = ctx.sim.state.table('/ip/hotspot/user');
+      return ctx.sim.faults.allowAdd() ? users.insert(props) : users.phantom(props);
+    },
     beforeRemove: (ctx) => ctx.sim.faults.allowRemoval(),
     afterRemove: (ctx) => ctx.sim.faults.noteUserRemoved(),
   },

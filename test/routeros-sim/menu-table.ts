@@ -114,6 +114,11 @@ export class MenuTable extends EventEmitter {
     return rec;
   }
 
+  /** Hands out the next id as insert does but keeps nothing (an add the router acknowledges and loses). */
+  phantom(props: Record<string, string>): SimRecord {
+    return { id: this.nextId++, props: { ...props } };
+  }
+
   update(rec: SimRecord, props: Record<string, string>): void {
     Object.assign(rec.props, props);
     this.emit('change', 'set', rec);

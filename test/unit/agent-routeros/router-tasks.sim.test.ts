@@ -130,7 +130,7 @@ for (const version of ['6.49', '7.16', '7.19']) {
       sim.faults.set({ emptyBackup: true });
       const err = await expectRouterError(
         saveBackup(conn, { name: 'empty', ftpPort: sim.ftpPort!, pollIntervalMs: 30 }),
-        'ROUTER_TRAP',
+        'BACKUP_EMPTY',
       );
       expect(err.message).to.include('empty');
     });

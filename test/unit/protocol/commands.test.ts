@@ -142,6 +142,7 @@ describe('protocol command catalogue', () => {
       'DEADLINE_PASSED',
       'AGENT_ERROR',
       'NO_SPACE',
+      'BACKUP_EMPTY',
     ]);
   });
 });

@@ -3,6 +3,7 @@ import {
   assertSession,
   encodeEnvelope,
   generateKeyPair,
+  MESSAGE_SINCE_VERSION,
   MESSAGE_TYPES,
   openEnvelope,
   parseEnvelopeUnverified,
@@ -22,10 +23,19 @@ import {
   signRaw,
 } from './fixtures.js';
 
+/** The version a sample is signed in: 1, or the first version that has its type. */
+const versionOf = (type: MessageType) => MESSAGE_SINCE_VERSION[type] ?? 1;
+
 function signedSample(type: MessageType, seq = 1): string {
   const body = SAMPLE_BODIES[type];
   return encodeEnvelope(
-    signEnvelope(type, body as never, { sid: SID, seq, secretKey: signerOf(type).secretKey, now: NOW }),
+    signEnvelope(type, body as never, {
+      sid: SID,
+      seq,
+      secretKey: signerOf(type).secretKey,
+      now: NOW,
+      v: versionOf(type),
+    }),
   );
 }
 
@@ -42,7 +52,7 @@ describe('protocol envelopes', () => {
         const opened = openEnvelope(signedSample(type, 7), { publicKey: signerOf(type).publicKey });
         expect(opened.type).to.equal(type);
         expect(opened.body).to.deep.equal(SAMPLE_BODIES[type]);
-        expect(opened).to.include({ v: 1, sid: SID, seq: 7, ts: NOW.toISOString() });
+        expect(opened).to.include({ v: versionOf(type), sid: SID, seq: 7, ts: NOW.toISOString() });
         expect(opened.sig).to.match(/^[A-Za-z0-9+/]{86}==$/);
       });
     }
@@ -117,8 +127,9 @@ describe('protocol envelopes', () => {
         () => signRaw(rawFields('ack', SAMPLE_BODIES.ack), otherKey.secretKey),
         'BAD_SIGNATURE',
       ],
-      ['version 2', () => patch(base(), (e) => (e.v = 2)), 'UNSUPPORTED_VERSION'],
-      ['version 2 with another shape', () => JSON.stringify({ v: 2, frame: 'x' }), 'UNSUPPORTED_VERSION'],
+      ['version 3', () => patch(base(), (e) => (e.v = 3)), 'UNSUPPORTED_VERSION'],
+      ['version 3 with another shape', () => JSON.stringify({ v: 3, frame: 'x' }), 'UNSUPPORTED_VERSION'],
+      ['signed in version 1, sent as version 2', () => patch(base(), (e) => (e.v = 2)), 'BAD_SIGNATURE'],
       [
         'version 0',
         () => signRaw(rawFields('ack', SAMPLE_BODIES.ack, { v: 0 }), CONTROLLER.secretKey),

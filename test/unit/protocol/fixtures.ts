@@ -62,11 +62,17 @@ export const SAMPLE_BODIES: { [T in MessageType]: MessageBody<T> } = {
   pong: { t: NOW.getTime() },
   error: { code: 'ENROL_CODE_INVALID', message: 'enrolment code refused' },
   radius: { id: 'r-1', packet: Buffer.alloc(20, 1).toString('base64'), peer: '192.168.88.1:1812' },
+  batch: {
+    messages: [
+      { type: 'ack', body: { id: COMMAND_ID } },
+      { type: 'result', body: { id: COMMAND_ID, status: 'DONE', output: { rtt_ms: 2 } } },
+    ],
+  },
 };
 
 /** Who signs each sample in the round-trip tests. */
 export function signerOf(type: MessageType): typeof CONTROLLER {
-  return ['enrol', 'hello', 'ack', 'result', 'report'].includes(type) ? AGENT : CONTROLLER;
+  return ['enrol', 'hello', 'ack', 'result', 'report', 'batch'].includes(type) ? AGENT : CONTROLLER;
 }
 
 /** Signs arbitrary envelope fields with tweetnacl directly, bypassing every check of signEnvelope. */

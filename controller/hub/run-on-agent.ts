@@ -1,4 +1,4 @@
-// One catalogue command run to its end for a NAS operation: stored, carried by the hub, awaited
+// One catalogue command run to its end for a module (NAS deployment, migration): stored, carried by the hub, awaited
 // for at most `waitMs`. The command's own deadline is the same instant, so an agent that gets it
 // late refuses it (DEADLINE_PASSED) instead of touching the router after the caller gave up.
 import {
@@ -6,13 +6,13 @@ import {
   type CommandName,
   type CommandOutput,
   type CommandParams,
-} from '../../../protocol/index.js';
-import type { CommandService } from '../../hub/command-service.js';
+} from '../../protocol/index.js';
+import type { CommandService } from './command-service.js';
 
 export type AgentOutcome<T> =
   | { kind: 'done'; output: T }
   /** The router (or the agent) refused: a fault with its code. */
-  | { kind: 'refused'; fault: { code: string; message: string } }
+  | { kind: 'refused'; fault: { code: string; message: string; retryable: boolean } }
   /** No final answer in time, or the deadline passed on the way. */
   | { kind: 'timeout'; waitedMs: number };
 
@@ -33,7 +33,8 @@ export async function runOnAgent<N extends CommandName>(
     return { kind: 'refused', fault: checked.fault };
   }
   if (result.state === 'FAILED' && result.fault && result.fault.code !== 'DEADLINE_PASSED') {
-    return { kind: 'refused', fault: { code: result.fault.code, message: result.fault.message } };
+    const { code, message, retryable } = result.fault;
+    return { kind: 'refused', fault: { code, message, retryable } };
   }
   return { kind: 'timeout', waitedMs: waitMs };
 }
