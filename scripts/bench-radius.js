@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -105,12 +106,22 @@ async function serve() {
   writeFileSync(opts.users, created.map((t) => t.code).join('\n') + '\n');
   await controller.listen();
   const { auth, acct } = controller.radiusAddresses;
+  // How long the server's event loop was held up while the loads ran (GC pauses, checkpoints,
+  // waits for a CPU): the part of the latency tail that is the server's own.
+  const eventLoop = monitorEventLoopDelay({ resolution: 1 });
+  eventLoop.enable();
   console.log(`READY ${JSON.stringify({ auth: auth.port, acct: acct.port, createMs })}`);
 
   let stopping = false;
   process.on('SIGTERM', () => {
     if (stopping) return;
     stopping = true;
+    eventLoop.disable();
+    const eventLoopDelayMs = {
+      p50: +(eventLoop.percentile(50) / 1e6).toFixed(1),
+      p99: +(eventLoop.percentile(99) / 1e6).toFixed(1),
+      max: +(eventLoop.max / 1e6).toFixed(1),
+    };
     (async () => {
       await radius.flush();
       const db = controller.database.db;
@@ -121,6 +132,7 @@ async function serve() {
         sessions: await n(db.selectFrom('radius_sessions')),
         sessionsStopped: await n(db.selectFrom('radius_sessions').where('stopped_at', 'is not', null)),
         rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        eventLoopDelayMs,
       };
       await controller.close();
       console.log(`STATS ${JSON.stringify(stats)}`);
@@ -293,15 +305,15 @@ function printTable(rows) {
   );
   console.log('');
   console.log(
-    '| server | auth/s | p50 ms | p99 ms | rejects | acct/s | acct p99 ms | CPU ms/req auth | CPU ms/req acct | timeouts |',
+    '| server | auth/s | p50 ms | p99 ms | rejects | acct/s | acct p99 ms | CPU ms/req auth | CPU ms/req acct | timeouts | server / generator CPU % (auth) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const rejects = r.auth.codes.reject ?? 0;
     console.log(
       `| ${r.server} | ${f(r.auth.rps)} | ${f(r.auth.latency_ms.p50, 3)} | ${f(r.auth.latency_ms.p99, 3)} | ${f(rejects)} | ` +
         `${f(r.acct.rps)} | ${f(r.acct.latency_ms.p99, 3)} | ${f(r.auth.server_cpu_ms_per_req, 4)} | ${f(r.acct.server_cpu_ms_per_req, 4)} | ` +
-        `${r.auth.timeouts + r.acct.timeouts} |`,
+        `${r.auth.timeouts + r.acct.timeouts} | ${f(r.auth.server_cpu_pct)} / ${f(r.auth.gen_cpu_pct)} |`,
     );
   }
   console.log('');

@@ -4,7 +4,7 @@
 // - 50 concurrent batches from 10 resellers, then the ledger of each checked against its balance.
 // Goals (issue 5): batch < 50 ms p50 on SQLite; page < 30 ms p50.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'light-my-request';
@@ -181,6 +181,12 @@ async function pgReachable(url: string): Promise<boolean> {
   }
 }
 
+// Figures move with what else the machine runs: the load average is printed with them.
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const loadBefore = load();
 const rows: Row[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-vouchers-'));
 try {
@@ -206,6 +212,7 @@ try {
 }
 
 const f = (x: number) => x.toFixed(1);
+console.log(`\nload average (1, 5, 15 min) on ${cpus().length} cores: ${loadBefore} before, ${load()} after`);
 console.log(
   '\n| db | fill (s) | batch of 1,000 p50 / p99 ms | page of 1,000 (offset 0) p50 / p99 ms | page of 1,000 (offset 500k) p50 / p99 ms | 50 concurrent batches ok / refused | ledger = balance |',
 );

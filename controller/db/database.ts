@@ -7,6 +7,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { ImmediateSqliteDialect } from './sqlite-immediate-dialect.js';
+import {
+  BACKSTOP_PAGES,
+  SQLITE_DEFAULT_AUTOCHECKPOINT,
+  startCheckpointer,
+  WAL_SIZE_LIMIT_BYTES,
+  type Checkpointer,
+} from './sqlite-checkpointer.js';
 import { POSTGRES_CAPABILITIES, SQLITE_CAPABILITIES, type DialectCapabilities } from './capabilities.js';
 import type { Database } from './schema.js';
 
@@ -35,9 +42,13 @@ export async function openDatabase(url: string, options: OpenOptions = {}): Prom
 }
 
 function openSqlite(path: string): DatabaseHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const onDisk = path !== ':memory:' && path !== '';
+  if (onDisk) mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
   sqlite.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode: a commit is written to the WAL without an fsync; the WAL is fsynced at each
+  // checkpoint. An application crash loses nothing committed; a power cut can lose the last
+  // transactions since the last checkpoint, never corrupt the file.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
@@ -49,10 +60,35 @@ function openSqlite(path: string): DatabaseHandle {
   // Table statistics: without them SQLite picks poor indexes on large tables (a heartbeat update
   // scanning every link). `optimize` analyses only what needs it and is cheap on every open.
   sqlite.pragma('optimize = 0x10002');
+  // Checkpoints run in a worker thread, never inside a COMMIT (sqlite-checkpointer.ts).
+  let checkpointer: Checkpointer | null = null;
+  if (onDisk) {
+    sqlite.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+    sqlite.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    const checkpointOnCommit = (): void => {
+      try {
+        if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
+      } catch {
+        setTimeout(checkpointOnCommit, 1000).unref(); // a query is being streamed: later
+      }
+    };
+    checkpointer = startCheckpointer(path, (message) => {
+      process.emitWarning(`SQLite checkpoint worker failed (${message}); checkpoints run on commit again`);
+      checkpointOnCommit();
+    });
+  }
   const db = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }),
   });
-  return { db, caps: SQLITE_CAPABILITIES, close: () => db.destroy() };
+  return {
+    db,
+    caps: SQLITE_CAPABILITIES,
+    async close() {
+      // The worker's connection first, so the main one closes last and removes the WAL.
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 // Kysely's SQLite driver prepares every statement on every run; on the RADIUS and batch paths

@@ -11,6 +11,8 @@ import * as m0005 from './migrations/0005-nas.js';
 import * as m0006 from './migrations/0006-takeover-sales.js';
 import * as m0007 from './migrations/0007-notifications.js';
 import * as m0008 from './migrations/0008-ticket-list-order.js';
+import * as m0009 from './migrations/0009-ticket-limits.js';
+import * as m0010 from './migrations/0010-radius-migration.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -21,6 +23,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-takeover-sales': m0006,
   '0007-notifications': m0007,
   '0008-ticket-list-order': m0008,
+  '0009-ticket-limits': m0009,
+  '0010-radius-migration': m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

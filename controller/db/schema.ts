@@ -11,6 +11,7 @@ import type { NasTables } from '../modules/nas/tables.js';
 import type { TakeoverTables } from '../modules/resellers/takeover-tables.js';
 import type { SalesTables } from '../modules/sales/tables.js';
 import type { NotificationsTables } from '../modules/notifications/tables.js';
+import type { MigrationTables } from '../modules/migration/tables.js';
 
 export interface Database
   extends
@@ -25,4 +26,5 @@ export interface Database
     NasTables,
     TakeoverTables,
     SalesTables,
-    NotificationsTables {}
+    NotificationsTables,
+    MigrationTables {}

@@ -1,11 +1,13 @@
 // Access-Request: finds the ticket of the User-Name in the NAS's tenant, checks the PAP or CHAP
-// password, applies the voucher rules and answers Accept (with the profile's limits) or Reject.
+// password, applies the voucher rules and answers Accept (with the ticket's limits: its own, else
+// its profile's) or Reject.
 import radius from 'radius';
 import type { Clock } from '../core/clock.js';
 import { decideAuth, type AuthTicket, type RejectReason } from '../modules/tickets/ticket-rules.js';
 import type { NasEntry } from './nas-directory.js';
-import { ATTR, chapMatches, decryptPap, findAttribute, passwordMatches } from './packet-crypto.js';
-import { encodeReply, grantAttributes } from './reply-builder.js';
+import { ATTR, chapMatches, findAttribute, papMatches } from './packet-crypto.js';
+import { encodeReply, grantBytes } from './reply-builder.js';
+import type { AuthResult, RadiusAuthLogTable } from './tables.js';
 import type { TicketLookup } from './ticket-lookup.js';
 import type { WriteBehind } from './write-behind.js';
 
@@ -37,14 +39,20 @@ export interface AccessHandlerDeps {
   accepted(event: AcceptedEvent): void;
 }
 
+/** Replies to refusals: the same bytes for every refusal of a reason, encoded once. */
+const REJECT_ATTRIBUTES = Object.fromEntries(
+  Object.entries(REPLY_MESSAGE).map(([reason, text]) => [reason, [['Reply-Message', text]]]),
+) as Record<RejectReason, [string, string][]>;
+
 type Attributes = Record<string, unknown>;
 
+// The User-Password is checked in place (the codec would need the secret to hide and show it);
+// every other attribute comes from the codec's decode.
 function passwordOk(packet: Buffer, attrs: Attributes, secret: string, ticket: AuthTicket): boolean {
   const pap = findAttribute(packet, ATTR.USER_PASSWORD);
   if (pap >= 0) {
     const hidden = packet.subarray(pap, pap - 2 + packet[pap - 1]!);
-    const clear = decryptPap(hidden, secret, packet.subarray(4, 20));
-    return clear !== null && passwordMatches(clear, ticket.password);
+    return papMatches(hidden, secret, packet.subarray(4, 20), ticket.password);
   }
   const chap = attrs['CHAP-Password'];
   if (Buffer.isBuffer(chap)) {
@@ -56,6 +64,25 @@ function passwordOk(packet: Buffer, attrs: Attributes, secret: string, ticket: A
     );
   }
   return false;
+}
+
+function logRow(
+  nas: NasEntry,
+  username: string,
+  callingStationId: string | null,
+  at: string,
+  result: AuthResult,
+  reason: string | null,
+): RadiusAuthLogTable {
+  return {
+    client_id: nas.clientId,
+    nas_id: nas.nasId,
+    username,
+    result,
+    reason,
+    calling_station_id: callingStationId,
+    at,
+  };
 }
 
 export class AccessHandler {
@@ -73,22 +100,12 @@ export class AccessHandler {
     const now = clock.now();
     const at = now.toISOString();
     const decision = decideAuth(ticket, ok, now);
-    const log = {
-      client_id: nas.clientId,
-      nas_id: nas.nasId,
-      username,
-      calling_station_id: callingStationId,
-      at,
-    };
-
     if (decision.result === 'REJECT') {
-      writer.log({ ...log, result: 'REJECT', reason: decision.reason });
+      writer.log(logRow(nas, username, callingStationId, at, 'REJECT', decision.reason));
       if (decision.exhaust) await writer.exhaust({ clientId: nas.clientId, code: username });
-      return encodeReply('Access-Reject', packet, nas.secret, [
-        ['Reply-Message', REPLY_MESSAGE[decision.reason]],
-      ]);
+      return encodeReply('Access-Reject', packet, nas.secret, REJECT_ATTRIBUTES[decision.reason]);
     }
-    writer.log({ ...log, result: 'ACCEPT', reason: decision.firstUse ? 'FIRST_USE' : null });
+    writer.log(logRow(nas, username, callingStationId, at, 'ACCEPT', decision.firstUse ? 'FIRST_USE' : null));
     if (decision.firstUse) {
       await writer.firstUse({
         clientId: nas.clientId,
@@ -102,7 +119,7 @@ export class AccessHandler {
       'Access-Accept',
       packet,
       nas.secret,
-      grantAttributes(decision.grant, this.deps.interimSeconds),
+      grantBytes(decision.grant, this.deps.interimSeconds),
     );
     this.deps.accepted({
       clientId: nas.clientId,

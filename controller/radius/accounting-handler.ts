@@ -18,6 +18,7 @@ export class AccountingHandler {
   ) {}
 
   async handle(packet: Buffer, nas: NasEntry): Promise<Buffer> {
+    // The codec decodes the request (a verified packet): the project writes no RADIUS codec of its own.
     const attrs = radius.decode_without_secret({ packet }).attributes as Record<string, unknown>;
     const report = readAccounting(attrs, nas, this.clock.now());
     if (report.kind === 'session') await this.writer.session(report.update);

@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import type { TicketsService } from '../modules/tickets/service.js';
 import * as q from './queries.js';
 import { sessionRow } from './session-update.js';
+import { padToStatementSize } from './statement-padding.js';
 import type { Batch } from './write-behind.js';
 
 /** Groups items by a key, keeping their order. */
@@ -27,7 +28,8 @@ export function bookkeeping(db: Db, tickets: TicketsService) {
   return async function persist(trx: Db, batch: Batch): Promise<void> {
     await authLog.run(trx, batch.authLog);
     for (const [clientId, uses] of groupBy(batch.firstUse, (f) => f.clientId)) {
-      await tickets.markFirstUse(trx, clientId, uses);
+      // Padding repeats the last item (same code, same values): the update applies it once.
+      await tickets.markFirstUse(trx, clientId, padToStatementSize(uses));
     }
     for (const e of batch.exhaust) await tickets.markExhausted(trx, e.clientId, e.code);
 
@@ -44,7 +46,7 @@ export function bookkeeping(db: Db, tickets: TicketsService) {
     for (const group of groupBy(updates, (u) => `${u.clientId}\n${u.nasId}`).values()) {
       const { clientId, nasId, at } = group[group.length - 1]!;
       const usages = await sessions.usage(trx, clientId, [...new Set(group.map((u) => u.username))]);
-      if (usages.length > 0) await tickets.recordUsage(trx, clientId, nasId, at, usages);
+      if (usages.length > 0) await tickets.recordUsage(trx, clientId, nasId, at, padToStatementSize(usages));
     }
   };
 }

@@ -12,10 +12,17 @@ const AUTH_LOG_FIELDS = [
   'at',
 ] as const;
 
+/** Statement sizes in powers of two: any number of rows is at most one run per size. */
+const POWERS_OF_TWO = (largest: number): number[] => {
+  const sizes: number[] = [];
+  for (let n = largest; n >= 1; n /= 2) sizes.push(n);
+  return sizes;
+};
+
 /** Log rows in statements of a few fixed sizes, compiled once (a commit holds any number of rows). */
 export const authLogStatement = (db: Db) =>
   new ShapedStatement(
-    [64, 8, 1],
+    POWERS_OF_TWO(64),
     0,
     AUTH_LOG_FIELDS.length,
     (row: RadiusAuthLogTable) => AUTH_LOG_FIELDS.map((f) => row[f]),
@@ -109,7 +116,7 @@ export class SessionStatements {
   constructor(db: Db) {
     // Rows must be of distinct sessions: one upsert may not touch a row twice on PostgreSQL.
     this.#upsert = new ShapedStatement(
-      [16, 4, 1],
+      POWERS_OF_TWO(16),
       0,
       SESSION_FIELDS.length,
       (row: RadiusSessionsTable) => SESSION_FIELDS.map((f) => row[f]),
@@ -127,7 +134,7 @@ export class SessionStatements {
     );
     // Usage of tickets summed over all their sessions (open and closed). Fixed: client_id. Item: code.
     this.#usage = new ShapedStatement(
-      [16, 4, 1],
+      POWERS_OF_TWO(16),
       1,
       1,
       (code: string) => [code],
@@ -218,3 +225,16 @@ export const openSessionsByNas = async (db: Db, clientId: string, nasIds: readon
   for (const row of rows) counts.set(row.nas_id, Number(row.open));
   return counts;
 };
+
+/** The first accepted authentication through a NAS at or after `since` (the migration watch's proof). */
+export const firstAcceptSince = (db: Db, clientId: string, nasId: string, since: string) =>
+  db
+    .selectFrom('radius_auth_log')
+    .select(['username', 'at'])
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('result', '=', 'ACCEPT')
+    .where('at', '>=', since)
+    .orderBy('at', 'asc')
+    .limit(1)
+    .executeTakeFirst();

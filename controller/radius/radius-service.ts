@@ -77,7 +77,8 @@ export class RadiusService {
       deps.logger,
     );
     this.#access = new AccessHandler({
-      tickets: new TicketLookup(deps.tickets),
+      // A batch of lookups resolved: the first uses it decided are committed in this turn.
+      tickets: new TicketLookup(deps.tickets, () => this.#writer.commitSoon()),
       writer: this.#writer,
       clock: deps.clock,
       interimSeconds: options.interimSeconds,
@@ -166,6 +167,19 @@ export class RadiusService {
   /** Open sessions per NAS of a client (the topology's `sessions_open`). */
   openSessionsByNas(clientId: string, nasIds: readonly string[]): Promise<Map<string, number>> {
     return q.openSessionsByNas(this.deps.db, clientId, nasIds);
+  }
+
+  /**
+   * The first real authentication accepted through a NAS since `since`, once it is written (the
+   * log is written behind the reply, so it is flushed first).
+   */
+  async firstAcceptSince(
+    clientId: string,
+    nasId: string,
+    since: string,
+  ): Promise<{ username: string; at: string } | null> {
+    await this.flush();
+    return (await q.firstAcceptSince(this.deps.db, clientId, nasId, since)) ?? null;
   }
 
   async closeStaleSessions(now: Date): Promise<{ closed: number }> {

@@ -4,6 +4,9 @@
 
 export type CachedReply = Buffer | 'pending' | 'dropped';
 
+// Addresses are IP literals or a relay identity (`agent:<uuid>`): far under the room left here.
+const KEY = Buffer.alloc(20 + 256);
+
 export class RetransmitCache {
   #current = new Map<string, CachedReply>();
   #previous = new Map<string, CachedReply>();
@@ -16,9 +19,22 @@ export class RetransmitCache {
     this.#rotatedAt = this.now();
   }
 
+  /**
+   * Source, identifier and Request Authenticator (bytes 1 and 4..19) as one flat string: laid out
+   * in a buffer and read back once, rather than a concatenation (a tree of strings that every
+   * entry kept alive for the whole window, and that the young-generation GC copied twice).
+   */
   static key(kind: string, address: string, port: number, packet: Buffer): string {
-    // Identifier and Request Authenticator: bytes 1 and 4..19.
-    return `${kind}|${address}|${port}|${packet[1]}|${packet.toString('latin1', 4, 20)}`;
+    if (Buffer.byteLength(address) > KEY.length - 20) {
+      return `${kind}|${address}|${port}|${packet[1]}|${packet.toString('latin1', 4, 20)}`;
+    }
+    const k = KEY;
+    k[0] = kind === 'auth' ? 1 : 2;
+    k.writeUInt16BE(port & 0xffff, 1);
+    k[3] = packet[1]!;
+    packet.copy(k, 4, 4, 20);
+    const end = 20 + k.write(address, 20, 'utf8');
+    return k.toString('latin1', 0, end);
   }
 
   get(key: string): CachedReply | undefined {

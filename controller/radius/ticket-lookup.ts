@@ -3,6 +3,7 @@
 // A lookup waits at most until the end of the current turn.
 import type { TicketsService } from '../modules/tickets/service.js';
 import type { AuthTicket } from '../modules/tickets/ticket-rules.js';
+import { padToStatementSize } from './statement-padding.js';
 
 interface Pending {
   code: string;
@@ -14,7 +15,11 @@ export class TicketLookup {
   #pending = new Map<string, Pending[]>();
   #scheduled = false;
 
-  constructor(private readonly tickets: TicketsService) {}
+  constructor(
+    private readonly tickets: TicketsService,
+    /** Called once the requests of a batch have been given their tickets (and have run on). */
+    private readonly resolved: () => void = () => undefined,
+  ) {}
 
   find(clientId: string, code: string): Promise<AuthTicket | undefined> {
     return new Promise((resolve, reject) => {
@@ -33,11 +38,14 @@ export class TicketLookup {
     this.#pending = new Map();
     this.#scheduled = false;
     for (const [clientId, waiting] of pending) {
-      const codes = [...new Set(waiting.map((w) => w.code))];
+      // Distinct codes, padded to a compiled size (a repeated code in the IN list changes nothing).
+      const codes = padToStatementSize([...new Set(waiting.map((w) => w.code))]);
       this.tickets.findManyForAuth(clientId, codes).then(
         (rows) => {
           const byCode = new Map(rows.map((r) => [r.code, r]));
           for (const w of waiting) w.resolve(byCode.get(w.code));
+          // The requests resume in the microtasks just queued, before this one.
+          queueMicrotask(this.resolved);
         },
         (err: unknown) => {
           for (const w of waiting) w.reject(err);

@@ -80,16 +80,34 @@ export class UdpListener {
     return socket.address();
   }
 
+  // One promise reaction per request (this runs for every datagram): the handler's answer is sent
+  // from it, and both outcomes end the request.
   #receive(socket: Socket, kind: PacketKind, msg: Buffer, rinfo: RemoteInfo): void {
     this.#inFlight++;
-    this.handler(kind, msg, { address: rinfo.address, port: rinfo.port })
-      .then((reply) => {
-        if (reply) socket.send(reply, rinfo.port, rinfo.address, (err) => err && this.#sendFailed(err));
-      })
-      .catch((err: unknown) => this.logger.error({ err, kind }, 'radius request failed'))
-      .finally(() => {
-        if (--this.#inFlight === 0 && this.#drained) this.#drained();
-      });
+    this.handler(kind, msg, rinfo).then(
+      (reply) => {
+        if (reply) {
+          try {
+            socket.send(reply, rinfo.port, rinfo.address, this.#sent);
+          } catch (err) {
+            this.#sendFailed(err as Error);
+          }
+        }
+        this.#ended();
+      },
+      (err: unknown) => {
+        this.logger.error({ err, kind }, 'radius request failed');
+        this.#ended();
+      },
+    );
+  }
+
+  readonly #sent = (err: Error | null): void => {
+    if (err) this.#sendFailed(err);
+  };
+
+  #ended(): void {
+    if (--this.#inFlight === 0 && this.#drained) this.#drained();
   }
 
   #sendFailed(err: Error): void {

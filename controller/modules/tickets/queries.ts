@@ -52,6 +52,22 @@ export const upsertProfile = (db: Db, row: RadiusProfilesTable, patch: ProfilePa
     )
     .execute();
 
+/** Profiles created where absent; existing ones are left exactly as they are. */
+export const insertProfilesIfAbsent = (db: Db, rows: RadiusProfilesTable[]) =>
+  db
+    .insertInto('radius_profiles')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['client_id', 'name']).doNothing())
+    .execute();
+
+export const profilesByNames = (db: Db, clientId: string, names: readonly string[]) =>
+  db
+    .selectFrom('radius_profiles')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('name', 'in', names)
+    .execute();
+
 /** A router's profiles: new ones are created, known ones only get the router's rate limit. */
 export const upsertRouterProfiles = (db: Db, rows: RadiusProfilesTable[]) =>
   db
@@ -82,11 +98,18 @@ const TICKET_FIELDS = [
   'bytes_used',
   'seconds_used',
   'expires_at',
+  'data_limit_bytes',
+  'time_limit_seconds',
+  'bytes_base',
+  'seconds_base',
 ] as const satisfies readonly (keyof RadiusTicketsTable)[];
+
+/** Bound parameters one ticket row takes in an insert. */
+export const TICKET_INSERT_COLUMNS = TICKET_FIELDS.length;
 
 /**
  * Inserts tickets, skipping codes already taken in the tenant; the run returns the codes written.
- * Compiled once in a few sizes (1,000 rows is 14,000 parameters, under both dialects' limits) so a
+ * Compiled once in a few sizes (1,000 rows is 16,000 parameters, under both dialects' limits) so a
  * 1,000-ticket batch neither builds nor prepares a statement of its own.
  */
 export const ticketInsertStatement = (db: Db) =>
@@ -174,4 +197,44 @@ export const countByStatus = (db: Db, clientId: string, resellerName?: string) =
     .where('client_id', '=', clientId);
   if (resellerName !== undefined) q = q.where('reseller_name', '=', resellerName);
   return q.groupBy('status').execute();
+};
+
+export type StoredTicket = Pick<RadiusTicketsTable, 'code' | 'password' | 'profile_id' | 'status'>;
+
+/** What an import compares a router user with: the stored tickets of some codes. */
+export const ticketsByCodes = (db: Db, clientId: string, codes: readonly string[]): Promise<StoredTicket[]> =>
+  db
+    .selectFrom('radius_tickets')
+    .select(['code', 'password', 'profile_id', 'status'])
+    .where('client_id', '=', clientId)
+    .where('code', 'in', codes)
+    .execute();
+
+/** Code, status and profile name of the tickets of some codes (any status, DELETED included). */
+export const inventoryRows = (db: Db, clientId: string, codes: readonly string[]) =>
+  db
+    .selectFrom('radius_tickets as t')
+    .innerJoin('radius_profiles as p', (j) =>
+      j.onRef('p.id', '=', 't.profile_id').onRef('p.client_id', '=', 't.client_id'),
+    )
+    .select(['t.code', 't.status', 'p.name as profile'])
+    .where('t.client_id', '=', clientId)
+    .where('t.code', 'in', codes)
+    .execute();
+
+/** Tickets not DELETED created at or after `since`, optionally only those of some codes. */
+export const countCreatedSince = async (
+  db: Db,
+  clientId: string,
+  since: string,
+  codes?: readonly string[],
+): Promise<number> => {
+  let q = db
+    .selectFrom('radius_tickets')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('client_id', '=', clientId)
+    .where('created_at', '>=', since)
+    .where('status', '!=', 'DELETED');
+  if (codes !== undefined) q = q.where('code', 'in', codes);
+  return Number((await q.executeTakeFirstOrThrow()).n);
 };

@@ -10,6 +10,19 @@ import type { RadiusProfilesTable, RadiusTicketsTable, TicketStatus } from './ta
 import { TICKET_STATUSES } from './tables.js';
 import { generateCodes, type RandomSource } from './ticket-code.js';
 import { managerTransition, type AuthTicket, type ManagerStatus } from './ticket-rules.js';
+import {
+  INVENTORY_DEFAULT_LIMIT,
+  INVENTORY_MAX_LIMIT,
+  INVENTORY_MISSING_LISTED,
+  compareWithStored,
+  importedTicket,
+  inventoryWindow,
+  readRouterUsers,
+  type ImportConflict,
+  type ImportedUser,
+  type RouterImportInput,
+  type RouterImportResult,
+} from './router-import.js';
 
 /** A ticket as it leaves the service. */
 export interface TicketView {
@@ -77,6 +90,39 @@ export interface ProfileSettings {
 
 export type TicketCounts = Record<TicketStatus, number>;
 
+export interface InventoryPageInput {
+  /** The codes expected in the store, any order (duplicates count once). */
+  codes: readonly string[];
+  /** The last code of the previous page; absent or null: from the start. */
+  cursor?: string | null;
+  /** Codes per page: default 500, at most 1000. */
+  limit?: number;
+}
+
+export interface InventoryItem {
+  code: string;
+  status: TicketStatus;
+  /** The profile's name. */
+  profile: string;
+  /** Never answered: the inventory does not compare passwords. */
+  password_matches?: never;
+}
+
+export interface InventoryPage {
+  /** The tickets of this page's codes found in the store, in page order. */
+  items: InventoryItem[];
+  /** Codes of this page present in the store. */
+  found: number;
+  /** Codes of this page absent from the store, at most 100 listed. */
+  missing: string[];
+  missing_count: number;
+  /** The last code of this page when more follow, else null. */
+  next_cursor: string | null;
+}
+
+/** Router users imported per transaction (fewer when the bind-parameter limit asks for it). */
+const IMPORT_CHUNK = 500;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Codes drawn again after a collision; with 31^8 codes, needing more than a few rounds means a bug.
 const MAX_CODE_ROUNDS = 10;
@@ -98,6 +144,31 @@ const ticketView = (t: RadiusTicketsTable, profileName: string): TicketView => (
 });
 
 const orNull = <T>(v: T | null, f: (v: T) => string): string | null => (v === null ? null : f(v));
+
+/** A profile first seen on a router: its rate limit if known, nothing the manager sets. */
+const routerProfileRow = (
+  clientId: string,
+  name: string,
+  rateLimit: string | null,
+  now: string,
+): RadiusProfilesTable => ({
+  id: newId(),
+  client_id: clientId,
+  name,
+  rate_limit: rateLimit,
+  data_limit_bytes: null,
+  time_limit_seconds: null,
+  validity_seconds: null,
+  price_xof: null,
+  source: 'ROUTER',
+  updated_at: now,
+});
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
 
 export const profileView = (p: RadiusProfilesTable): ProfileView => ({
   id: p.id,
@@ -192,18 +263,9 @@ export class TicketsService {
     const byName = new Map(profiles.map((p) => [p.name, p]));
     if (byName.size === 0) return { inserted: 0, updated: 0 };
     const now = iso(this.clock.now());
-    const rows: RadiusProfilesTable[] = [...byName.values()].map((p) => ({
-      id: newId(),
-      client_id: clientId,
-      name: p.name,
-      rate_limit: p.rate_limit ?? null,
-      data_limit_bytes: null,
-      time_limit_seconds: null,
-      validity_seconds: null,
-      price_xof: null,
-      source: 'ROUTER',
-      updated_at: now,
-    }));
+    const rows = [...byName.values()].map((p) =>
+      routerProfileRow(clientId, p.name, p.rate_limit ?? null, now),
+    );
     return this.db.transaction().execute(async (trx) => {
       const known = new Set<string>();
       const chunk = this.#rowsPerStatement(10);
@@ -255,7 +317,11 @@ export class TicketsService {
             first_nas_id: null,
             bytes_used: 0,
             seconds_used: 0,
+            bytes_base: 0,
+            seconds_base: 0,
             expires_at: null,
+            data_limit_bytes: null,
+            time_limit_seconds: null,
           }),
         );
         const written = new Set((await this.#insert.run(db, rows)).map((r) => r.code));
@@ -306,6 +372,194 @@ export class TicketsService {
       if (attempt === 2)
         throw new AppError('TICKET_TRANSITION_REFUSED', 'The ticket changed meanwhile; retry');
     }
+  }
+
+  // ---- migration from a router's local users -------------------------------------------------
+
+  /**
+   * Takes a router's local hotspot users into the store as tickets (code = user name, exact; own
+   * limits as per-ticket quotas; usage, status and reseller tag carried over). `default-trial` is
+   * skipped; a missing profile is created (source ROUTER, no limits, no rate). A code already
+   * stored with the same password and profile counts as `existing` and is left as it is, so a
+   * replayed import changes nothing; a different password or profile, or a DELETED ticket, is a
+   * conflict, reported and left as it is. A name given twice counts once; its later copies are
+   * compared with the first. Chunks of at most 500 users, each in one transaction: a failure keeps
+   * the chunks already committed and a replay completes the rest. Concurrent imports of the same
+   * users insert each once (the unique (client_id, code) index decides; the loser re-reads). Users
+   * are written in code order, so two imports waiting on each other's uncommitted codes (PostgreSQL)
+   * always wait in the same direction and cannot deadlock, whatever order each router listed them in.
+   */
+  async importFromRouter(clientId: string, input: RouterImportInput): Promise<RouterImportResult> {
+    const all = readRouterUsers((input as { users?: unknown } | null)?.users);
+    const result: RouterImportResult = { inserted: 0, existing: 0, conflicts: [] };
+    const first = new Map<string, ImportedUser>();
+    const repeats: ImportedUser[] = [];
+    for (const u of all) {
+      if (first.has(u.code)) repeats.push(u);
+      else first.set(u.code, u);
+    }
+    if (first.size === 0) return result;
+    const now = this.clock.now();
+    const profiles = await this.#routerProfilesByName(
+      clientId,
+      [...new Set(all.map((u) => u.profileName))].sort(),
+    );
+    const profileOf = (u: ImportedUser) => profiles.get(u.profileName)!;
+
+    const size = Math.min(IMPORT_CHUNK, this.#rowsPerStatement(q.TICKET_INSERT_COLUMNS));
+    const ordered = [...first.values()].sort((a, b) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+    for (const chunk of chunks(ordered, size)) {
+      const done = await this.db.transaction().execute(async (trx) => {
+        const out: RouterImportResult = { inserted: 0, existing: 0, conflicts: [] };
+        const classify = (stored: q.StoredTicket, row: RadiusTicketsTable) => {
+          const verdict = compareWithStored(stored, row);
+          if (verdict === 'EXISTING') out.existing++;
+          else out.conflicts.push({ code: row.code, reason: verdict });
+        };
+        const rows = chunk.map((u) => importedTicket(u, profileOf(u), clientId, now, newId()));
+        const stored = new Map(
+          (
+            await q.ticketsByCodes(
+              trx,
+              clientId,
+              chunk.map((u) => u.code),
+            )
+          ).map((r) => [r.code, r]),
+        );
+        const fresh: RadiusTicketsTable[] = [];
+        for (const row of rows) {
+          const known = stored.get(row.code);
+          if (known) classify(known, row);
+          else fresh.push(row);
+        }
+        if (fresh.length === 0) return out;
+        const written = new Set((await this.#insert.run(trx, fresh)).map((r) => r.code));
+        out.inserted += written.size;
+        // Codes another import committed between our read and our insert: read them again.
+        const lost = fresh.filter((r) => !written.has(r.code));
+        if (lost.length > 0) {
+          const again = new Map(
+            (
+              await q.ticketsByCodes(
+                trx,
+                clientId,
+                lost.map((r) => r.code),
+              )
+            ).map((r) => [r.code, r]),
+          );
+          for (const row of lost) {
+            const known = again.get(row.code);
+            if (!known) throw new Error(`ticket ${row.code} was neither inserted nor found`);
+            classify(known, row);
+          }
+        }
+        return out;
+      });
+      result.inserted += done.inserted;
+      result.existing += done.existing;
+      result.conflicts.push(...done.conflicts);
+    }
+
+    for (const u of repeats) {
+      const kept = first.get(u.code)!;
+      const verdict = compareWithStored(
+        { password: kept.password, profile_id: profileOf(kept).id, status: 'ACTIVE' },
+        { password: u.password, profile_id: profileOf(u).id },
+      );
+      if (verdict === 'EXISTING') result.existing++;
+      else result.conflicts.push({ code: u.code, reason: verdict } satisfies ImportConflict);
+    }
+    return result;
+  }
+
+  /**
+   * One page of the inventory a migration checks its import against: the expected codes sorted
+   * as JavaScript compares strings (never by SQL, whose collations differ), the `limit` after
+   * `cursor`, looked up with one query. Tickets of any status are found (DELETED included).
+   */
+  async inventoryPage(clientId: string, input: InventoryPageInput): Promise<InventoryPage> {
+    const limit = input.limit ?? INVENTORY_DEFAULT_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > INVENTORY_MAX_LIMIT) {
+      throw new AppError('VALIDATION_ERROR', `limit must be an integer from 1 to ${INVENTORY_MAX_LIMIT}`, {
+        details: [{ field: 'limit', message: `must be an integer from 1 to ${INVENTORY_MAX_LIMIT}` }],
+      });
+    }
+    const { page, more } = inventoryWindow(input.codes, input.cursor, limit);
+    const rows = new Map<string, InventoryItem>();
+    for (const part of chunks(page, this.#rowsPerStatement(1))) {
+      for (const r of await q.inventoryRows(this.db, clientId, part)) {
+        rows.set(r.code, { code: r.code, status: r.status, profile: r.profile });
+      }
+    }
+    const items: InventoryItem[] = [];
+    const missing: string[] = [];
+    let missingCount = 0;
+    for (const code of page) {
+      const item = rows.get(code);
+      if (item) items.push(item);
+      else if (++missingCount <= INVENTORY_MISSING_LISTED) missing.push(code);
+    }
+    return {
+      items,
+      found: items.length,
+      missing,
+      missing_count: missingCount,
+      next_cursor: more ? page[page.length - 1]! : null,
+    };
+  }
+
+  /**
+   * Tickets of the tenant created at or after `sinceIso`, not DELETED, whose code is not in
+   * `excludeCodes` (how many were sold through RADIUS since a router switched over, its imported
+   * users excluded). Counted in SQL: all since then, less those of the excluded codes.
+   */
+  async countCreatedSince(
+    clientId: string,
+    sinceIso: string,
+    excludeCodes: ReadonlySet<string>,
+  ): Promise<number> {
+    const since = new Date(sinceIso);
+    if (Number.isNaN(since.getTime())) {
+      throw new AppError('VALIDATION_ERROR', 'since must be an ISO 8601 date-time', {
+        details: [{ field: 'since', message: 'must be an ISO 8601 date-time' }],
+      });
+    }
+    // Stored timestamps are `toISOString()` text: compare with the same form (`…08:00:00Z` would
+    // sort after `…08:00:00.000Z`).
+    const at = iso(since);
+    let count = await q.countCreatedSince(this.db, clientId, at);
+    if (count === 0) return 0;
+    for (const part of chunks([...excludeCodes], this.#rowsPerStatement(1))) {
+      count -= await q.countCreatedSince(this.db, clientId, at, part);
+    }
+    return count;
+  }
+
+  /** The profiles of these names (given sorted), created (source ROUTER, nothing set) where absent. */
+  async #routerProfilesByName(clientId: string, names: string[]): Promise<Map<string, RadiusProfilesTable>> {
+    const now = iso(this.clock.now());
+    const size = this.#rowsPerStatement(10);
+    const byName = new Map<string, RadiusProfilesTable>();
+    const read = async (db: Db, wanted: string[]) => {
+      for (const part of chunks(wanted, size)) {
+        for (const p of await q.profilesByNames(db, clientId, part)) byName.set(p.name, p);
+      }
+    };
+    await read(this.db, names);
+    const absent = names.filter((n) => !byName.has(n));
+    if (absent.length > 0) {
+      // Insert-or-ignore: a profile created meanwhile (a PUT, another import) keeps what it holds.
+      await this.db.transaction().execute(async (trx) => {
+        for (const part of chunks(absent, size)) {
+          await q.insertProfilesIfAbsent(
+            trx,
+            part.map((name) => routerProfileRow(clientId, name, null, now)),
+          );
+        }
+      });
+      await read(this.db, absent);
+    }
+    return byName;
   }
 
   // ---- RADIUS side ----------------------------------------------------------------------------

@@ -44,8 +44,15 @@ export interface RadiusTicketsTable {
   first_nas_id: string | null;
   bytes_used: number;
   seconds_used: number;
+  /** Consumed before the controller counted this ticket (on the router it was migrated from). */
+  bytes_base: number;
+  seconds_base: number;
   /** used_at + validity, fixed at the first authentication; null when the profile has no validity. */
   expires_at: string | null;
+  /** This ticket's own data quota (a router user's limit-bytes-total); null: the profile's applies. */
+  data_limit_bytes: number | null;
+  /** This ticket's own time quota (a router user's limit-uptime); null: the profile's applies. */
+  time_limit_seconds: number | null;
 }
 
 export interface TicketsTables {

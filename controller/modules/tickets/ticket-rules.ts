@@ -30,7 +30,10 @@ export function managerTransition(
   }
 }
 
-/** What authentication needs to know about a ticket and its profile. */
+/**
+ * What authentication needs to know about a ticket and its profile. The quotas are the effective
+ * ones: the ticket's own limit when it has one, else its profile's (see `effectiveLimit`).
+ */
 export interface AuthTicket {
   code: string;
   password: string;
@@ -84,6 +87,32 @@ export const remainingSeconds = (
   t: Pick<AuthTicket, 'time_limit_seconds' | 'seconds_used'>,
 ): number | null => (t.time_limit_seconds === null ? null : t.time_limit_seconds - t.seconds_used);
 
+/** The quota that applies to a ticket: its own when set, else its profile's; null means unlimited. */
+export const effectiveLimit = (own: number | null, profile: number | null): number | null => own ?? profile;
+
+/** Usage has reached a quota (the rule accounting applies to move USED → EXHAUSTED). */
+export const quotaReached = (
+  t: Pick<AuthTicket, 'data_limit_bytes' | 'bytes_used' | 'time_limit_seconds' | 'seconds_used'>,
+): boolean => {
+  const bytesLeft = remainingBytes(t);
+  const timeLeft = remainingSeconds(t);
+  return (bytesLeft !== null && bytesLeft <= 0) || (timeLeft !== null && timeLeft <= 0);
+};
+
+/**
+ * The status of a router's local hotspot user taken into the store: DISABLED when the router had
+ * it disabled; ACTIVE when it never consumed anything; else USED, or EXHAUSTED when what it
+ * consumed already reaches its effective quota. `limits` are the effective ones.
+ */
+export function importedStatus(
+  user: { disabled: boolean; bytes_used: number; seconds_used: number },
+  limits: Pick<AuthTicket, 'data_limit_bytes' | 'time_limit_seconds'>,
+): TicketStatus {
+  if (user.disabled) return 'DISABLED';
+  if (user.bytes_used <= 0 && user.seconds_used <= 0) return 'ACTIVE';
+  return quotaReached({ ...user, ...limits }) ? 'EXHAUSTED' : 'USED';
+}
+
 /** Session-Timeout: whichever ends first of the time quota and the validity; null when neither. */
 export function sessionTimeout(timeLeft: number | null, expiry: Date | null, now: Date): number | null {
   const untilExpiry = expiry === null ? null : Math.floor((expiry.getTime() - now.getTime()) / 1000);
@@ -109,11 +138,9 @@ export function decideAuth(ticket: AuthTicket | undefined, passwordOk: boolean, 
       : new Date(now.getTime() + ticket.validity_seconds * 1000)
     : effectiveExpiry(ticket);
   if (expiry && expiry.getTime() <= now.getTime()) return reject('EXPIRED');
+  if (quotaReached(ticket)) return reject('EXHAUSTED', ticket.status === 'USED');
   const bytesLeft = remainingBytes(ticket);
   const timeLeft = remainingSeconds(ticket);
-  if ((bytesLeft !== null && bytesLeft <= 0) || (timeLeft !== null && timeLeft <= 0)) {
-    return reject('EXHAUSTED', ticket.status === 'USED');
-  }
   const timeout = sessionTimeout(timeLeft, expiry, now);
   return {
     result: 'ACCEPT',

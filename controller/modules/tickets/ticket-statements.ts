@@ -30,8 +30,6 @@ const AUTH_COLUMNS = [
   't.bytes_used',
   't.seconds_used',
   'p.rate_limit',
-  'p.data_limit_bytes',
-  'p.time_limit_seconds',
   'p.validity_seconds',
 ] as const;
 
@@ -65,6 +63,11 @@ export class TicketStatements {
             j.onRef('p.id', '=', 't.profile_id').onRef('p.client_id', '=', 't.client_id'),
           )
           .select(AUTH_COLUMNS)
+          // The effective quotas: the ticket's own limit, else its profile's (null: unlimited).
+          .select((eb) => [
+            eb.fn.coalesce('t.data_limit_bytes', 'p.data_limit_bytes').as('data_limit_bytes'),
+            eb.fn.coalesce('t.time_limit_seconds', 'p.time_limit_seconds').as('time_limit_seconds'),
+          ])
           .where('t.client_id', '=', s.fixed(0))
           .where('t.code', 'in', codesOf(n, s))
           .compile(),
@@ -100,9 +103,9 @@ export class TicketStatements {
         .compile(),
     );
     // Usage totals from accounting and the status they imply, in one statement: a ticket seen
-    // first through accounting (authenticated elsewhere) becomes USED; one whose totals reach a
-    // limit of its profile becomes EXHAUSTED. The status test reads the new totals from the
-    // parameters, since SET expressions see the row as it was.
+    // first through accounting (authenticated elsewhere) becomes USED; one whose totals reach its
+    // effective limit (its own, else its profile's) becomes EXHAUSTED. The status test reads the
+    // new totals from the parameters, since SET expressions see the row as it was.
     // Fixed: client_id, used_at, first_nas_id. Item: code, bytes, seconds.
     this.#usage = new ShapedStatement(
       SHAPES,
@@ -110,8 +113,9 @@ export class TicketStatements {
       3,
       (u: TicketUsage) => [u.code, u.bytes, u.seconds],
       (n, s) => {
-        const bytes = sql<number>`cast(${perCode(n, s, 1)} as bigint)`;
-        const seconds = sql<number>`cast(${perCode(n, s, 2)} as bigint)`;
+        // Sessions' totals on top of what the ticket had consumed before (a migrated router's user).
+        const bytes = sql<number>`radius_tickets.bytes_base + cast(${perCode(n, s, 1)} as bigint)`;
+        const seconds = sql<number>`radius_tickets.seconds_base + cast(${perCode(n, s, 2)} as bigint)`;
         return db
           .updateTable('radius_tickets')
           .set((eb) => ({
@@ -129,18 +133,14 @@ export class TicketStatements {
                     .selectFrom('radius_profiles as p')
                     .select('p.id')
                     .whereRef('p.id', '=', 'radius_tickets.profile_id')
-                    .where((e) =>
-                      e.or([
-                        e.and([
-                          e('p.data_limit_bytes', 'is not', null),
-                          e(bytes, '>=', e.ref('p.data_limit_bytes')),
-                        ]),
-                        e.and([
-                          e('p.time_limit_seconds', 'is not', null),
-                          e(seconds, '>=', e.ref('p.time_limit_seconds')),
-                        ]),
-                      ]),
-                    ),
+                    .where((e) => {
+                      const data = e.fn.coalesce('radius_tickets.data_limit_bytes', 'p.data_limit_bytes');
+                      const time = e.fn.coalesce('radius_tickets.time_limit_seconds', 'p.time_limit_seconds');
+                      return e.or([
+                        e.and([e(data, 'is not', null), e(bytes, '>=', data)]),
+                        e.and([e(time, 'is not', null), e(seconds, '>=', time)]),
+                      ]);
+                    }),
                 ),
               )
               .then(eb.val<TicketStatus>('EXHAUSTED'))

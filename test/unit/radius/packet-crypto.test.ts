@@ -8,7 +8,9 @@ import {
   checkMessageAuthenticator,
   decryptPap,
   findAttribute,
+  papMatches,
   readPacket,
+  signReply,
 } from '../../../controller/radius/packet-crypto.js';
 import { encodeReply, grantAttributes } from '../../../controller/radius/reply-builder.js';
 
@@ -105,5 +107,41 @@ describe('RADIUS packet crypto', () => {
       'Mikrotik-Total-Limit': 9,
       'Mikrotik-Total-Limit-Gigawords': 5,
     });
+  });
+
+  it('matches PAP passwords in place as decryption then comparison would', () => {
+    for (const pw of ['a', 'abcd2345', 'x'.repeat(16), 'y'.repeat(17), 'z'.repeat(100), 'çà€']) {
+      const p = access([['User-Password', pw]]);
+      const at = findAttribute(p, 2);
+      const hidden = p.subarray(at, at - 2 + p[at - 1]!);
+      expect(papMatches(hidden, SECRET, p.subarray(4, 20), pw)).to.equal(true);
+      expect(papMatches(hidden, SECRET, p.subarray(4, 20), pw + 'x')).to.equal(false);
+      expect(papMatches(hidden, SECRET, p.subarray(4, 20), pw.slice(1))).to.equal(false);
+      expect(papMatches(hidden, 'other', p.subarray(4, 20), pw)).to.equal(false);
+      expect(papMatches(hidden.subarray(0, 15), SECRET, p.subarray(4, 20), pw)).to.equal(false);
+    }
+  });
+
+  it('signs and checks with a secret longer than an MD5 block (RFC 2104 hashes such keys)', () => {
+    const long = 'k'.repeat(100);
+    const p = radius.encode({
+      code: 'Access-Request',
+      secret: long,
+      attributes: [['User-Name', 'u']],
+      add_message_authenticator: true,
+    });
+    expect(checkMessageAuthenticator(p, long)).to.equal('valid');
+    expect(checkMessageAuthenticator(p, 'k'.repeat(99))).to.equal('invalid');
+    const reply = radius.encode({
+      code: 'Access-Accept',
+      secret: long,
+      identifier: p[1],
+      attributes: [['Message-Authenticator', Buffer.alloc(16)]],
+      add_message_authenticator: false,
+    });
+    signReply(reply, p.subarray(4, 20), long);
+    expect(radius.verify_response({ request: p, response: reply, secret: long })).to.equal(true);
+    const decoded = radius.decode({ packet: reply, secret: long });
+    expect(decoded.attributes['Message-Authenticator']).to.be.instanceOf(Buffer);
   });
 });

@@ -84,4 +84,25 @@ describe('retransmit cache', () => {
     now = 2600;
     expect(cache.get('a')).to.equal(undefined);
   });
+
+  it('keys a retransmit by service, source, identifier and authenticator', () => {
+    const packet = (id: number, auth: number) => {
+      const p = Buffer.alloc(20);
+      p[1] = id;
+      p.fill(auth, 4, 20);
+      return p;
+    };
+    const base = RetransmitCache.key('auth', '192.0.2.1', 40000, packet(7, 1));
+    expect(RetransmitCache.key('auth', '192.0.2.1', 40000, packet(7, 1))).to.equal(base);
+    const others = [
+      RetransmitCache.key('acct', '192.0.2.1', 40000, packet(7, 1)),
+      RetransmitCache.key('auth', '192.0.2.10', 40000, packet(7, 1)),
+      RetransmitCache.key('auth', '192.0.2.1', 40001, packet(7, 1)),
+      RetransmitCache.key('auth', '192.0.2.1', 40000, packet(8, 1)),
+      RetransmitCache.key('auth', '192.0.2.1', 40000, packet(7, 2)),
+      RetransmitCache.key('auth', `agent:${'a'.repeat(300)}`, 40000, packet(7, 1)),
+      RetransmitCache.key('auth', `agent:${'a'.repeat(299)}b`, 40000, packet(7, 1)),
+    ];
+    expect(new Set([base, ...others]).size).to.equal(others.length + 1);
+  });
 });

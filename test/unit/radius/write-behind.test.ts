@@ -123,4 +123,25 @@ describe('RADIUS write-behind (group commit)', () => {
     await w.flush(); // returns although the database stays down
     expect(state.fail).to.be.above(90);
   });
+
+  it('commits at once on commitSoon, without waiting for the next I/O turn', async () => {
+    const { db, state } = fakeDb();
+    const w = new WriteBehind(db, async () => undefined, { maxDelayMs: 1000, maxRows: 500 }, silent);
+    let immediateRan = false;
+    let committedFirst = false;
+    setImmediate(() => (immediateRan = true));
+    const done = Promise.all([
+      w.firstUse({ clientId: 'c', code: 'a', nasId: 'n', at: 'x', expiresAt: null }),
+      w.firstUse({ clientId: 'c', code: 'b', nasId: 'n', at: 'x', expiresAt: null }),
+    ]).then(() => (committedFirst = !immediateRan));
+    w.commitSoon();
+    await done;
+    expect(committedFirst, 'committed before the turn ended').to.equal(true);
+    expect(state.transactions).to.equal(1);
+    // Nothing durable queued: nothing to start.
+    w.log(logRow('x'));
+    w.commitSoon();
+    await new Promise((r) => setImmediate(r));
+    expect(state.transactions).to.equal(1);
+  });
 });
