@@ -72,6 +72,11 @@ export const configSchema = z.object({
   radiusMigrationWatchEnabled: booleanish.default(true),
   radiusReadyAutoConfirmEnabled: booleanish.default(true),
   radiusAffluenceReportEnabled: booleanish.default(true),
+  /**
+   * How long a migration or return run holds its router without renewing: after a controller dies
+   * mid-run, a replay may start once this has passed.
+   */
+  migrationLeaseMs: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
   /** Push through FCM HTTP v1 when a service account key (JSON file) is given; else pushes are logged. */
   fcmServiceAccount: z.string().min(1).optional(),
   /** Defaults to the service account's project_id. */
@@ -114,6 +119,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   radiusMigrationWatchEnabled: 'TICKETNET_RADIUS_MIGRATION_WATCH_ENABLED',
   radiusReadyAutoConfirmEnabled: 'TICKETNET_RADIUS_READY_AUTO_CONFIRM_ENABLED',
   radiusAffluenceReportEnabled: 'TICKETNET_RADIUS_AFFLUENCE_REPORT_ENABLED',
+  migrationLeaseMs: 'TICKETNET_MIGRATION_LEASE_MS',
   fcmServiceAccount: 'TICKETNET_FCM_SERVICE_ACCOUNT',
   fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
 };

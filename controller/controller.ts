@@ -46,6 +46,9 @@ import { affluenceReportJob } from './modules/affluence/daily-report.js';
 import { topologyRadiusRouters } from './modules/affluence/routers.js';
 import { affluenceRoutes } from './modules/affluence/routes.js';
 import { AffluenceService } from './modules/affluence/service.js';
+import { MigrationService } from './modules/migration/service.js';
+import { migrationRoutes } from './modules/migration/routes.js';
+import { DEFAULT_MIGRATION_OPTIONS, type MigrationOptions } from './modules/migration/deps.js';
 import type { HttpClient } from './modules/notifications/http-client.js';
 import { PremiereAuthNotifier } from './modules/notifications/premiere.js';
 import { PushDispatcher } from './modules/notifications/push-dispatcher.js';
@@ -73,6 +76,8 @@ export interface ControllerOptions {
   nasDirectory?: NasDirectory;
   /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
   radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
+  /** Tests shorten the run lease and the agent command waits; the flags always come from the config. */
+  migration?: Partial<Omit<MigrationOptions, 'watchEnabled' | 'autoConfirm'>>;
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
   httpClient?: HttpClient;
@@ -94,6 +99,7 @@ export interface Services {
   notifications: NotificationsService;
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
+  migration: MigrationService;
 }
 
 export class Controller {
@@ -279,6 +285,26 @@ export async function createController(options: ControllerOptions): Promise<Cont
       enabled: () => config.radiusAffluenceReportEnabled,
     }),
   );
+  const migration = new MigrationService({
+    db: database.db,
+    clock,
+    logger,
+    allocations,
+    commands,
+    licences,
+    tickets,
+    nas,
+    radius,
+    notifications,
+    options: {
+      ...DEFAULT_MIGRATION_OPTIONS,
+      leaseMs: config.migrationLeaseMs,
+      ...options.migration,
+      watchEnabled: () => config.radiusMigrationWatchEnabled,
+      autoConfirm: () => config.radiusReadyAutoConfirmEnabled,
+    },
+  });
+  scheduler.register(migration.watchJob());
   const services: Services = {
     accounts,
     licences,
@@ -295,6 +321,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     notifications,
     premiere,
     affluence,
+    migration,
   };
 
   const router = new Router();
@@ -310,6 +337,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   nasRoutes(api, { nas, licences });
   notificationsRoutes(api, notifications);
   affluenceRoutes(api, affluence);
+  migrationRoutes(api, migration);
   adminRoutes(api, { clock, scheduler, jobRunRoute: config.jobRunRoute });
   api.route(
     {

@@ -1,6 +1,7 @@
 // Shared set-up of the end-to-end tests: the controller, RouterOS simulators and site agents, each
 // its own OS process started from the TypeScript sources, talking HTTP, websocket and the RouterOS
 // API over loopback. The test drives the controller's HTTP API as the mobile app does.
+import { createSocket } from 'node:dgram';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -48,6 +49,15 @@ export function logLines(proc: Spawned): Record<string, unknown>[] {
     }
   }
   return lines;
+}
+
+/** A UDP port free on 127.0.0.1 right now (e.g. for an agent's RADIUS relay the controller must name first). */
+export async function freeUdpPort(): Promise<number> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return port;
 }
 
 /** True while the process has neither exited nor been killed. */
@@ -115,6 +125,12 @@ export interface Client {
   token: string;
 }
 
+/** An administrator (created with the controller's CLI, as an operator does) and its token. */
+export interface Admin {
+  email: string;
+  token: string;
+}
+
 export interface ApiResponse<T = unknown> {
   status: number;
   body: { success: boolean; data: T; error?: { code: string; message: string } };
@@ -173,6 +189,14 @@ export class Api {
       { body: { email, password: 'e2e-passw0rd', name: 'E2E client', kind: 'client' } },
     );
     return { id: data.account.id, email: data.account.email, token: data.token };
+  }
+
+  /** Grants `client` a licence plan (RADIUS_ANNUAL by default) as an administrator. */
+  async grantLicence(admin: Admin, client: Client, planCode = 'RADIUS_ANNUAL'): Promise<void> {
+    await this.ok(201, 'POST', '/api/v1/admin/licences', {
+      token: admin.token,
+      body: { client_id: client.id, plan_code: planCode },
+    });
   }
 
   allocate(client: Client, label?: string): Promise<{ allocation: Allocation; enrolment: Enrolment }> {
@@ -334,6 +358,18 @@ export class SimProcess {
   clearFaults(): Promise<unknown> {
     return this.control('DELETE', '/faults');
   }
+
+  /** A hotspot login at the router (local users first, then RADIUS when the profile asks it). */
+  hotspotLogin(login: {
+    user: string;
+    password: string;
+    mac?: string;
+    ip?: string;
+    server?: string;
+    loginBy?: 'http-chap' | 'http-pap';
+  }): Promise<{ ok: boolean; reason?: string; radius?: boolean }> {
+    return this.control('POST', '/hotspot/login', login);
+  }
 }
 
 export interface AgentOptions {
@@ -403,6 +439,7 @@ export class Stack {
   controller: ControllerProcess | undefined;
   readonly #procs: { name: string; proc: Spawned }[] = [];
   #agents = 0;
+  #controllerEnv: Record<string, string> = {};
 
   private constructor(readonly dir: string) {
     this.api = new Api(() => {
@@ -426,19 +463,31 @@ export class Stack {
     return proc;
   }
 
+  /** Path of the controller's data directory. */
+  get controllerDataDir(): string {
+    return join(this.dir, 'controller');
+  }
+
   /**
    * Starts a controller on the stack's SQLite file and data directory. `port` 0 takes any free
-   * port; a restart passes the old one, since enrolled agents saved the controller's URL.
+   * port; a restart passes the old one, since enrolled agents saved the controller's URL. `env`
+   * adds settings (e.g. `TICKETNET_JOB_RUN_ROUTE`, `TICKETNET_MIGRATION_LEASE_MS`,
+   * `TICKETNET_RADIUS_RELAY_*`); a restart without it keeps the previous start's.
    */
-  async startController(port = this.controller?.port ?? 0): Promise<ControllerProcess> {
+  async startController(
+    port = this.controller?.port ?? 0,
+    env: Record<string, string> = this.#controllerEnv,
+  ): Promise<ControllerProcess> {
+    this.#controllerEnv = env;
     const proc = this.#spawn('controller', 'controller/main.ts', [], {
       PORT: String(port),
       HOST: '127.0.0.1',
       TICKETNET_DB: `sqlite:${this.dbFile}`,
-      TICKETNET_DATA_DIR: join(this.dir, 'controller'),
+      TICKETNET_DATA_DIR: this.controllerDataDir,
       TICKETNET_API_QUOTA: 'off',
       TICKETNET_LOG_LEVEL: 'info',
       TICKETNET_SCHEDULER_TICK_MS: '200',
+      ...env,
     });
     const line = await proc.waitFor(/controller listening/, START_MS);
     const bound = (JSON.parse(line) as { port: number }).port;
@@ -449,6 +498,34 @@ export class Stack {
       agentUrl: `ws://127.0.0.1:${bound}/agent/v1`,
     };
     return this.controller;
+  }
+
+  /**
+   * Runs `ticketnet-controller <args>` (controller/cli.ts) on the stack's database and data
+   * directory, next to a running controller or not; resolves with its output once it exits 0.
+   */
+  async controllerCli(args: string[]): Promise<string> {
+    const proc = this.#spawn(
+      'controller cli',
+      'controller/cli.ts',
+      [...args, '--db', `sqlite:${this.dbFile}`, '--data-dir', this.controllerDataDir],
+      { TICKETNET_LOG_LEVEL: 'warn' },
+    );
+    const timer = setTimeout(() => proc.child.kill('SIGKILL'), START_MS);
+    const code = await proc.exited.finally(() => clearTimeout(timer));
+    if (code !== 0)
+      throw new Error(`ticketnet-controller ${args.join(' ')} exited ${code}: ${proc.output()}`);
+    return proc.output();
+  }
+
+  /** Creates an administrator with the CLI (`admin create`), then logs it in over HTTP. */
+  async admin(email = `admin-${Math.random().toString(36).slice(2)}@example.com`): Promise<Admin> {
+    const password = 'e2e-adm1n-pass';
+    await this.controllerCli(['admin', 'create', '--email', email, '--password', password]);
+    const data = await this.api.ok<{ token: string }>(200, 'POST', '/api/v1/auth/login', {
+      body: { email, password },
+    });
+    return { email, token: data.token };
   }
 
   async startSim(spec: SimSpec): Promise<SimProcess> {

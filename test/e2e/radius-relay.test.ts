@@ -2,7 +2,6 @@
 // public RADIUS port), a RouterOS 7.19 simulator as the hotspot NAS, and the real agent runtime
 // with its relay. The NAS enrolment provisions the router to send RADIUS to the agent's relay; a
 // ticket is then logged in, used up, and refused, all decided by the controller.
-import { createSocket } from 'node:dgram';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,19 +15,11 @@ import { RouterSim } from '../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../support/databases.js';
 import { TestController, testConfig } from '../support/test-controller.js';
 import { eventually } from '../integration/hub/hub-fixture.js';
+import { freeUdpPort } from '../support/free-port.js';
 
 const SIM_PASSWORD = 'sim-pass';
 const SERIAL = '48A98A07E1A1';
 const DATA_LIMIT = 10_000_000;
-
-/** A UDP port free on 127.0.0.1 right now (the relay binds it; the controller must know it first). */
-async function freeUdpPort(): Promise<number> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
-}
 
 forEachDatabase('RADIUS relay end to end (controller, agent relay, RouterOS 7.19 simulator)', (database) => {
   let t: TestController;

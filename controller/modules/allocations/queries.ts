@@ -35,6 +35,9 @@ export const findForClient = (db: Db, clientId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
+export const findById = (db: Db, id: string) =>
+  db.selectFrom('allocations').selectAll().where('id', '=', id).executeTakeFirst();
+
 /**
  * Uses a code once: one conditional UPDATE, so two agents racing with one code cannot both win.
  * Answers the allocation it enrolled, or undefined for an unknown, used, expired or revoked code.

@@ -9,6 +9,8 @@ import { installCommands, type InstallCommands } from './install-commands.js';
 import * as q from './queries.js';
 import type { AllocationsTable, LinkState } from './tables.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export type EnrolmentStatus = 'AWAITING_ENROLMENT' | 'ENROLMENT_EXPIRED' | 'ENROLLED' | 'REVOKED';
 
 /** An allocation as clients see it. */
@@ -135,6 +137,13 @@ export class AllocationsService {
     const row = await q.findForClient(this.db, clientId, id);
     if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     return this.#view(row, this.clock.now());
+  }
+
+  /** Any tenant's allocation with its owner, for administrator routes; 404 for an unknown id. */
+  async getWithOwner(id: string): Promise<{ clientId: string; allocation: AllocationView }> {
+    const row = UUID.test(id) ? await q.findById(this.db, id) : undefined;
+    if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
+    return { clientId: row.client_id, allocation: this.#view(row, this.clock.now()) };
   }
 
   /**

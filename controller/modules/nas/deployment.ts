@@ -12,7 +12,7 @@ import type { CommandService } from '../../hub/command-service.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/service.js';
 import type { TicketsService } from '../tickets/service.js';
-import { runOnAgent, type AgentOutcome } from './agent-calls.js';
+import { runOnAgent, type AgentOutcome } from '../../hub/run-on-agent.js';
 import { bridgeUnavailable, deploymentInProgress, provisionError, type DeployStep } from './errors.js';
 import type { NasRegistry } from './nas-registry.js';
 import { provisioningScript, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
@@ -39,7 +39,18 @@ export interface DeploymentDeps {
 export interface DeploymentResult {
   nas: NasTable;
   deployment: { status: 'COMPLETED'; started_at: string; finished_at: string };
-  sync: { local_accounts: number; profiles: number; profiles_inserted: number; profiles_updated: number };
+  /** The hotspot synchronisation of an enrolment; null when the caller synchronised already (migration). */
+  sync: {
+    local_accounts: number;
+    profiles: number;
+    profiles_inserted: number;
+    profiles_updated: number;
+  } | null;
+}
+
+export interface DeploymentOptions {
+  /** Read the router's hotspot profiles into the ticket store first (default true). */
+  syncHotspot?: boolean;
 }
 
 interface Held {
@@ -53,10 +64,14 @@ interface Held {
 export class NasDeployment {
   constructor(private readonly deps: DeploymentDeps) {}
 
-  async run(clientId: string, allocation: AllocationView): Promise<DeploymentResult> {
+  async run(
+    clientId: string,
+    allocation: AllocationView,
+    options: DeploymentOptions = {},
+  ): Promise<DeploymentResult> {
     const held = await this.#acquire(clientId, allocation);
     try {
-      return await this.#deploy(clientId, allocation, held);
+      return await this.#deploy(clientId, allocation, held, options.syncHotspot ?? true);
     } catch (err) {
       // Refusals have undone their work already; anything unexpected (a database error) must
       // not leave the lock and a half-made NAS behind for 180 s either.
@@ -69,23 +84,15 @@ export class NasDeployment {
     }
   }
 
-  async #deploy(clientId: string, allocation: AllocationView, held: Held): Promise<DeploymentResult> {
+  async #deploy(
+    clientId: string,
+    allocation: AllocationView,
+    held: Held,
+    syncHotspot: boolean,
+  ): Promise<DeploymentResult> {
     const target = { clientId, allocationId: allocation.id };
-    const { commands, tickets, registry } = this.deps;
-
-    const exported = await runOnAgent(
-      commands,
-      target,
-      'hotspot.users.export',
-      { include_profiles: true },
-      this.#waitMs(held),
-    );
-    if (exported.kind !== 'done') return this.#fail(clientId, allocation.id, held, 'SYNC', exported);
-    const profiles = exported.output.profiles ?? [];
-    const upserted = await tickets.upsertProfilesFromRouter(
-      clientId,
-      profiles.map((p) => ({ name: p.name, rate_limit: p.rate_limit ?? null })),
-    );
+    const { commands, registry } = this.deps;
+    const sync = syncHotspot ? await this.#sync(clientId, allocation.id, held) : null;
 
     const script = provisioningScript(held.nas, this.deps.target);
     const applied = await runOnAgent(
@@ -110,12 +117,33 @@ export class NasDeployment {
         started_at: held.startedAt,
         finished_at: iso(this.deps.clock.now()),
       },
-      sync: {
-        local_accounts: exported.output.count,
-        profiles: profiles.length,
-        profiles_inserted: upserted.inserted,
-        profiles_updated: upserted.updated,
-      },
+      sync,
+    };
+  }
+
+  async #sync(
+    clientId: string,
+    allocationId: string,
+    held: Held,
+  ): Promise<NonNullable<DeploymentResult['sync']>> {
+    const exported = await runOnAgent(
+      this.deps.commands,
+      { clientId, allocationId },
+      'hotspot.users.export',
+      { include_profiles: true },
+      this.#waitMs(held),
+    );
+    if (exported.kind !== 'done') return this.#fail(clientId, allocationId, held, 'SYNC', exported);
+    const profiles = exported.output.profiles ?? [];
+    const upserted = await this.deps.tickets.upsertProfilesFromRouter(
+      clientId,
+      profiles.map((p) => ({ name: p.name, rate_limit: p.rate_limit ?? null })),
+    );
+    return {
+      local_accounts: exported.output.count,
+      profiles: profiles.length,
+      profiles_inserted: upserted.inserted,
+      profiles_updated: upserted.updated,
     };
   }
 

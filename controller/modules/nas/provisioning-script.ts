@@ -36,3 +36,19 @@ export function provisioningScript(nas: { id: string; secret: string }, target: 
     '',
   ].join('\n');
 }
+
+/** Name of the temporary `/system/script` entry of a return to local accounts. */
+export const CUT_SCRIPT_NAME = 'ticketnet-radius-off';
+
+/**
+ * Turns RADIUS off on the hotspot server profiles (return to local accounts): the hotspot goes back
+ * to its local users only. The `/radius` entry is left in place (document 1). Safe to run again.
+ */
+export function radiusCutScript(): string {
+  return [
+    '# ticketnet: hotspot back to local accounts; the /radius entry stays.',
+    '/ip hotspot profile set [find] use-radius=no',
+    ':log info "ticketnet: RADIUS turned off on the hotspot profiles"',
+    '',
+  ].join('\n');
+}

@@ -24,7 +24,15 @@ import {
   type ProvisioningBlock,
 } from './nas-view.js';
 import type { OpenSessionCounter } from './open-sessions.js';
-import { provisioningScript, RADIUS_TIMEOUT, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
+import {
+  CUT_SCRIPT_NAME,
+  provisioningScript,
+  RADIUS_TIMEOUT,
+  radiusCutScript,
+  SCRIPT_NAME,
+  type RadiusTarget,
+} from './provisioning-script.js';
+import { runOnAgent } from '../../hub/run-on-agent.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
 import { buildTopology, type Topology } from './topology.js';
@@ -165,6 +173,35 @@ export class NasService {
       nas = (await this.#registry.activate(clientId, nas.id)) ?? nas;
     }
     return { nas: await this.#view(clientId, nas, allocation), ...report, deployment: null };
+  }
+
+  /**
+   * Makes the router a RADIUS NAS for a migration: the same deployment as a server-mode enrolment,
+   * without its hotspot synchronisation (the migration imported the router's profiles already).
+   * @throws AppError RADIUS_PROVISION_ERROR, RADIUS_BRIDGE_UNAVAILABLE, DEPLOYMENT_IN_PROGRESS.
+   */
+  async deployForMigration(clientId: string, allocation: AllocationView): Promise<NasTable> {
+    const { nas } = await this.#deployment.run(clientId, allocation, { syncHotspot: false });
+    return nas;
+  }
+
+  /**
+   * Stops the router's hotspot from asking RADIUS (return to local accounts). The `/radius` entry
+   * stays, so a later migration or an enrolment finds it. Resolves with the agent's outcome.
+   */
+  cutRadius(clientId: string, allocationId: string, waitMs: number) {
+    return runOnAgent(
+      this.deps.commands,
+      { clientId, allocationId },
+      'router.script.apply',
+      { name: CUT_SCRIPT_NAME, source: radiusCutScript() },
+      waitMs,
+    );
+  }
+
+  /** The router's live NAS id, or null when it has none. */
+  async nasIdForAllocation(clientId: string, allocationId: string): Promise<string | null> {
+    return (await q.findLiveForAllocation(this.deps.db, clientId, allocationId))?.id ?? null;
   }
 
   /** The RADIUS identity of an allocation's NAS (for the agent relay), or null when it has none. */

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { CommandOutput } from '../../../protocol/index.js';
 import type { CommandService } from '../../hub/command-service.js';
 import type { AllocationView } from '../allocations/service.js';
-import { runOnAgent } from './agent-calls.js';
+import { runOnAgent } from '../../hub/run-on-agent.js';
 import { tunnelStatus } from './nas-view.js';
 import { nasComment, type RadiusTarget } from './provisioning-script.js';
 import type { NasTable } from './tables.js';

@@ -1,0 +1,66 @@
+// Agent commands of a run: each waits for at most the catalogue's timeout (or the configured cap),
+// so a router on a slow link gets the time its command needs and a dead one does not hang a run.
+import {
+  COMMANDS,
+  type CommandName,
+  type CommandOutput,
+  type CommandParams,
+} from '../../../protocol/index.js';
+import { runOnAgent, type AgentOutcome } from '../../hub/run-on-agent.js';
+import type { MigrationDeps } from './deps.js';
+
+export interface RouterTarget {
+  clientId: string;
+  allocationId: string;
+}
+
+export function waitFor(deps: MigrationDeps, name: CommandName): number {
+  const catalogue = COMMANDS[name].defaultTimeoutSeconds * 1000;
+  return Math.min(catalogue, deps.options.maxCommandWaitMs ?? catalogue);
+}
+
+export function callRouter<N extends CommandName>(
+  deps: MigrationDeps,
+  target: RouterTarget,
+  name: N,
+  params: CommandParams<N>,
+): Promise<AgentOutcome<CommandOutput<N>>> {
+  return runOnAgent(deps.commands, target, name, params, waitFor(deps, name));
+}
+
+/** One line for logs and answers: why a command gave no output. */
+export function outcomeReason(outcome: Exclude<AgentOutcome<unknown>, { kind: 'done' }>): string {
+  return outcome.kind === 'timeout'
+    ? `no answer from the router within ${Math.round(outcome.waitedMs / 1000)} s`
+    : `${outcome.fault.code}: ${outcome.fault.message}`;
+}
+
+/**
+ * Runs one command per params, with up to `window` of them queued on the agent at once (it runs
+ * them one after another): over a long round trip the run waits once per window, not per command.
+ * For commands whose order does not matter (idempotent batches). A command without output is
+ * sent once more; if it fails again no new command is started, those under way are awaited, and
+ * the first failure is answered.
+ */
+export async function runWindowed<N extends CommandName>(
+  deps: MigrationDeps,
+  target: RouterTarget,
+  name: N,
+  batches: readonly CommandParams<N>[],
+  window: number,
+): Promise<{ done: number; failure?: Exclude<AgentOutcome<unknown>, { kind: 'done' }> }> {
+  let next = 0;
+  let done = 0;
+  let failure: Exclude<AgentOutcome<unknown>, { kind: 'done' }> | undefined;
+  const worker = async () => {
+    while (failure === undefined && next < batches.length) {
+      const params = batches[next++]!;
+      let out = await callRouter(deps, target, name, params);
+      if (out.kind !== 'done') out = await callRouter(deps, target, name, params);
+      if (out.kind === 'done') done++;
+      else failure ??= out;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(window, batches.length)) }, worker));
+  return failure === undefined ? { done } : { done, failure };
+}

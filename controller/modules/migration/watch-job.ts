@@ -1,0 +1,53 @@
+// RADIUS_MIGRATION_WATCH (every 3 minutes, document 1): an armed migration is confirmed by the
+// first real authentication accepted through the router's NAS since it was armed. With
+// RADIUS_READY_AUTO_CONFIRM_ENABLED off the authentication is recorded and an administrator confirms.
+import { iso } from '../../core/clock.js';
+import type { JobDefinition } from '../../jobs/scheduler.js';
+import type { MigrationDeps } from './deps.js';
+import * as q from './queries.js';
+
+export const MIGRATION_WATCH_JOB = 'RADIUS_MIGRATION_WATCH';
+export const MIGRATION_WATCH_EVERY_MS = 180_000;
+
+export function migrationWatchJob(deps: MigrationDeps): JobDefinition {
+  return {
+    name: MIGRATION_WATCH_JOB,
+    cadence: { everyMs: MIGRATION_WATCH_EVERY_MS },
+    enabled: deps.options.watchEnabled,
+    run: (now) => watchArmed(deps, now),
+  };
+}
+
+export async function watchArmed(
+  deps: MigrationDeps,
+  now: Date,
+): Promise<{ seen: number; confirmed: number }> {
+  const { db, logger, options } = deps;
+  let seen = 0;
+  let confirmed = 0;
+  for (const m of await q.listByStatut(db, 'ARMEMENT')) {
+    if (!m.nas_id || !m.armed_at) continue;
+    const first =
+      m.first_user !== null && m.first_auth_at !== null
+        ? { username: m.first_user, at: m.first_auth_at }
+        : await deps.radius.firstAcceptSince(m.client_id, m.nas_id, m.armed_at);
+    if (!first) continue;
+    seen++;
+    if (m.first_user === null) {
+      await q.recordFirstAuth(db, m.allocation_id, {
+        first_user: first.username,
+        first_auth_at: first.at,
+        updated_at: iso(now),
+      });
+    }
+    if (!options.autoConfirm()) continue;
+    if (await q.confirmArmed(db, m.allocation_id, { confirmed_at: iso(now), updated_at: iso(now) })) {
+      confirmed++;
+      logger.info(
+        { allocationId: m.allocation_id, nasId: m.nas_id, user: first.username },
+        'migration confirmed by a first real authentication',
+      );
+    }
+  }
+  return { seen, confirmed };
+}

@@ -1,0 +1,400 @@
+// `npm run bench:migration`: a router of 15,000 local accounts migrated to RADIUS (removal
+// included), then returned to local accounts, against the RouterOS simulator. The controller (on a
+// temporary SQLite file, or PostgreSQL with --pg), the simulator and the real agent runtime run in
+// this process and talk over real sockets; the agent reaches the controller through a loopback TCP
+// relay that counts the bytes of the agent link (and, with --link-rtt, delays them like a
+// satellite hop).
+//
+// Printed per step: wall time, agent commands, command payload bytes (the JSON of `params` plus
+// `output` as stored in agent_commands, before the link's envelope and websocket framing) and the
+// bytes that crossed the agent link both ways in that time (framing, acks and heartbeats included).
+// Step boundaries: the run's RADIUS_MIGRATION notifications and the first command of each step
+// (agent_commands.created_at); commands are given to the step whose time window holds them.
+//
+//   node --import tsx scripts/bench-migration.ts [--accounts 15000] [--pg postgres://…]
+//        [--link-rtt 600] [--router-delay 0]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import pg from 'pg';
+import { SILENT_LOGGER } from '../agent/logger.js';
+import { startAgent } from '../agent/runtime/agent-runtime.js';
+import { loadConfig } from '../controller/config.js';
+import { createController, type Controller } from '../controller/controller.js';
+import { systemClock } from '../controller/core/clock.js';
+import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import { RouterSim } from '../test/routeros-sim/router-sim.js';
+
+const { values: opt } = parseArgs({
+  options: {
+    accounts: { type: 'string', default: '15000' },
+    /** Also run on PostgreSQL (a fresh schema, dropped afterwards). */
+    pg: { type: 'string' },
+    /** Round trip added to the agent link (half each way), e.g. 600 for a geostationary satellite. */
+    'link-rtt': { type: 'string', default: '0' },
+    /** The simulator's `delayMs` fault: every router API reply waits this long (agent ↔ router). */
+    'router-delay': { type: 'string', default: '0' },
+  },
+});
+const ACCOUNTS = Number(opt.accounts);
+const LINK_RTT = Number(opt['link-rtt']);
+const ROUTER_DELAY = Number(opt['router-delay']);
+const SIM_PASSWORD = 'bench-pass';
+
+// ---- the agent link's relay: counts bytes, optionally delays them ------------------------------
+
+interface Wire {
+  port: number;
+  /** Bytes per direction, with the time each chunk went through. */
+  chunks: { at: number; up: boolean; bytes: number }[];
+  close(): Promise<void>;
+}
+
+async function linkRelay(targetPort: number, oneWayMs: number): Promise<Wire> {
+  const chunks: Wire['chunks'] = [];
+  const sockets = new Set<Socket>();
+  const pipe = (from: Socket, to: Socket, up: boolean) => {
+    from.on('data', (chunk: Buffer) => {
+      chunks.push({ at: Date.now(), up, bytes: chunk.length });
+      // Same delay for every chunk: timers fire in the order they were set, so bytes stay in order.
+      if (oneWayMs > 0) setTimeout(() => to.destroyed || to.write(chunk), oneWayMs);
+      else to.write(chunk);
+    });
+    from.on('end', () => (oneWayMs > 0 ? setTimeout(() => to.end(), oneWayMs) : to.end()));
+    from.on('error', () => to.destroy());
+    from.on('close', () => to.destroy());
+  };
+  const server: Server = createServer((agentSide) => {
+    const controllerSide = connect(targetPort, '127.0.0.1');
+    sockets.add(agentSide).add(controllerSide);
+    pipe(agentSide, controllerSide, true);
+    pipe(controllerSide, agentSide, false);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  return {
+    port,
+    chunks,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// ---- one run -----------------------------------------------------------------------------------
+
+interface CommandRow {
+  name: string;
+  params: string;
+  output: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
+interface StepFigures {
+  step: string;
+  ms: number;
+  commands: number;
+  payload: number;
+  wire: number;
+}
+
+interface RunFigures {
+  db: string;
+  migration: { ms: number; status: string; importes: number; retires: number; steps: StepFigures[] };
+  retour: { ms: number; status: string; restored: number; steps: StepFigures[] };
+  backupBytes: number;
+}
+
+const bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text, 'utf8'));
+
+/**
+ * Cuts [start, end] at `bounds` (one per step, the step's start) and sums what each window holds.
+ * A command belongs to the window its creation falls in.
+ */
+function perStep(
+  names: string[],
+  starts: number[],
+  end: number,
+  rows: CommandRow[],
+  wire: Wire['chunks'],
+): StepFigures[] {
+  return names.map((step, i) => {
+    const from = starts[i]!;
+    const to = i + 1 < starts.length ? starts[i + 1]! : end;
+    const inWindow = rows.filter((r) => {
+      const t = Date.parse(r.created_at);
+      return t >= from && (t < to || (i === names.length - 1 && t <= to));
+    });
+    return {
+      step,
+      ms: to - from,
+      commands: inWindow.length,
+      payload: inWindow.reduce((sum, r) => sum + bytes(r.params) + bytes(r.output), 0),
+      wire: wire.filter((c) => c.at >= from && c.at < to).reduce((sum, c) => sum + c.bytes, 0),
+    };
+  });
+}
+
+async function run(dbName: string, database: DatabaseHandle, dataDir: string): Promise<RunFigures> {
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      jwtSecret: 'bench-secret-bench-secret-bench-secret-00',
+      apiQuota: 'off',
+      logLevel: 'silent',
+      scheduler: false,
+      clock: 'system',
+      host: '127.0.0.1',
+      port: 0,
+      radiusEnabled: false,
+    },
+  );
+  const controller: Controller = await createController({
+    config,
+    logger: pino({ level: 'silent' }),
+    clock: systemClock,
+    database,
+  });
+  const cleanups: (() => Promise<unknown>)[] = [() => controller.close()];
+  try {
+    const { port } = await controller.listen();
+    const s = controller.services;
+    const client = await s.accounts.register({
+      email: `bench-${dbName}@example.com`,
+      password: 'bench-pass-1',
+      name: 'Bench',
+      kind: 'client',
+    });
+    const clientId = client.account.id;
+    await s.licences.grant(clientId, 'RADIUS_ANNUAL', null);
+
+    // Step notifications, timed here as they are written.
+    const noticeAt = new Map<string, number>();
+    const notify = s.notifications.notify.bind(s.notifications);
+    s.notifications.notify = async (input, db) => {
+      const etape = (input.data as { etape?: string } | undefined)?.etape;
+      if (input.type === 'RADIUS_MIGRATION' && etape) noticeAt.set(etape, Date.now());
+      return notify(input, db);
+    };
+
+    const sim = new RouterSim({
+      serial: '4C0FFEE0BE01',
+      version: '7.19',
+      identity: 'Bench-Site',
+      password: SIM_PASSWORD,
+      seed: { hotspotUsers: ACCOUNTS },
+    });
+    await sim.start();
+    cleanups.push(() => sim.stop());
+    const wire = await linkRelay(port, LINK_RTT / 2);
+    cleanups.push(() => wire.close());
+
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/clients/allocations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${client.token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const created = (await res.json()) as {
+      data: { allocation: { id: string }; enrolment: { code: string } };
+    };
+    const allocationId = created.data.allocation.id;
+    const stateDir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-agent-'));
+    cleanups.push(async () => rmSync(stateDir, { recursive: true, force: true }));
+    const agent = await startAgent({
+      stateDir,
+      logger: SILENT_LOGGER,
+      controllerUrl: `http://127.0.0.1:${wire.port}`,
+      enrolCode: created.data.enrolment.code,
+      router: {
+        host: '127.0.0.1',
+        port: sim.port,
+        user: 'admin',
+        password: SIM_PASSWORD,
+        ftpPort: 21,
+        timeoutMs: 30_000,
+        connectTimeoutMs: 5000,
+      },
+      reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
+    });
+    cleanups.splice(1, 0, () => agent.stop());
+    for (const until = Date.now() + 30_000; ;) {
+      const a = await s.allocations.get(clientId, allocationId);
+      if (a.link_state === 'CONNECTED' && a.router.serial !== null) break;
+      if (Date.now() > until) throw new Error('the agent did not connect');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (ROUTER_DELAY > 0) sim.faults.set({ delayMs: ROUTER_DELAY });
+
+    const commands = async (since: number): Promise<CommandRow[]> =>
+      (await database.db
+        .selectFrom('agent_commands')
+        .select(['name', 'params', 'output', 'created_at', 'finished_at'])
+        .where('allocation_id', '=', allocationId)
+        .where('created_at', '>=', new Date(since).toISOString())
+        .orderBy('created_at')
+        .execute()) as CommandRow[];
+    const firstAfter = (rows: CommandRow[], name: string, after: number): number => {
+      const row = rows.find((r) => r.name === name && Date.parse(r.created_at) >= after);
+      if (!row) throw new Error(`no ${name} command after ${new Date(after).toISOString()}`);
+      return Date.parse(row.created_at);
+    };
+
+    // ---- the migration
+    const m0 = Date.now();
+    const migrated = await s.migration.migrate(allocationId, true);
+    const m1 = Date.now();
+    const mRows = await commands(m0);
+    const at = (etape: string) => {
+      const t = noticeAt.get(etape);
+      if (t === undefined) throw new Error(`no ${etape} notification`);
+      return t;
+    };
+    const backupStart = firstAfter(mRows, 'backup.save', m0);
+    const removalStart = firstAfter(mRows, 'hotspot.users.names', at('IMPORT'));
+    const mSteps = perStep(
+      ['INVENTAIRE', 'SAUVEGARDE', 'IMPORT', 'CONFIG', 'RETRAIT_LOCAL', 'ARMEMENT'],
+      [m0, backupStart, at('SAUVEGARDE'), at('IMPORT'), removalStart, at('RETRAIT_LOCAL')],
+      m1,
+      mRows,
+      wire.chunks,
+    );
+    const left = sim.state.table('/ip/hotspot/user').list().length;
+    if (migrated.retires !== ACCOUNTS || left !== 1) {
+      throw new Error(`migration incomplete: ${migrated.retires} removed, ${left} entries left`);
+    }
+    const backupBytes = migrated.etapes.find((e) => e.etape === 'SAUVEGARDE')?.octets ?? 0;
+
+    // ---- the return
+    const r0 = Date.now();
+    const returned = await s.migration.retour(allocationId, true);
+    const r1 = Date.now();
+    const rRows = await commands(r0);
+    const profiles = firstAfter(rRows, 'hotspot.profiles.restore', r0);
+    const users = firstAfter(rRows, 'hotspot.users.restore', profiles);
+    const verify = firstAfter(rRows, 'hotspot.users.names', users);
+    const cut = firstAfter(rRows, 'router.script.apply', verify);
+    const rSteps = perStep(
+      ['LECTURE_SAUVEGARDE', 'PROFILS', 'COMPTES', 'VERIFICATION', 'RADIUS_COUPE'],
+      [r0, profiles, users, verify, cut],
+      r1,
+      rRows,
+      wire.chunks,
+    );
+    const back = sim.state.table('/ip/hotspot/user').list().length;
+    if (returned.comptes_restaures !== ACCOUNTS || back !== ACCOUNTS + 1) {
+      throw new Error(
+        `return incomplete: ${returned.comptes_restaures} restored, ${back} entries on the router`,
+      );
+    }
+
+    return {
+      db: dbName,
+      migration: {
+        ms: m1 - m0,
+        status: migrated.statut,
+        importes: migrated.importes,
+        retires: migrated.retires,
+        steps: mSteps,
+      },
+      retour: { ms: r1 - r0, status: returned.statut, restored: returned.comptes_restaures, steps: rSteps },
+      backupBytes,
+    };
+  } finally {
+    for (const fn of cleanups) await fn().catch(() => undefined);
+  }
+}
+
+// ---- the report --------------------------------------------------------------------------------
+
+const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+function table(title: string, total: number, steps: StepFigures[]): string {
+  const lines = [
+    title,
+    `  ${'step'.padEnd(20)}${'wall'.padStart(10)}${'commands'.padStart(10)}${'payload'.padStart(14)}${'link bytes'.padStart(14)}`,
+  ];
+  for (const s of steps) {
+    lines.push(
+      `  ${s.step.padEnd(20)}${sec(s.ms).padStart(10)}${String(s.commands).padStart(10)}${kb(s.payload).padStart(14)}${kb(s.wire).padStart(14)}`,
+    );
+  }
+  const sum = (k: 'commands' | 'payload' | 'wire') => steps.reduce((a, s) => a + s[k], 0);
+  lines.push(
+    `  ${'total'.padEnd(20)}${sec(total).padStart(10)}${String(sum('commands')).padStart(10)}${kb(sum('payload')).padStart(14)}${kb(sum('wire')).padStart(14)}`,
+  );
+  return lines.join('\n');
+}
+
+function report(r: RunFigures): string {
+  return [
+    `database: ${r.db}`,
+    table(
+      `migration (retirer_local true): ${r.migration.status}, ${r.migration.importes} imported, ${r.migration.retires} removed, backup file ${kb(r.backupBytes)}`,
+      r.migration.ms,
+      r.migration.steps,
+    ),
+    table(
+      `return (couper_radius true): ${r.retour.status}, ${r.retour.restored} accounts restored`,
+      r.retour.ms,
+      r.retour.steps,
+    ),
+  ].join('\n');
+}
+
+async function pgReachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-'));
+const started = Date.now();
+try {
+  console.log(
+    [
+      `bench:migration — ${ACCOUNTS.toLocaleString('en')} local hotspot accounts, RouterOS 7.19 simulator,`,
+      `real agent runtime and controller in one process over loopback sockets` +
+        (LINK_RTT > 0 ? `, agent link RTT ${LINK_RTT} ms` : '') +
+        (ROUTER_DELAY > 0 ? `, router replies delayed ${ROUTER_DELAY} ms` : '') +
+        '.',
+      `payload = command payloads (JSON of params + output in agent_commands), before the link's`,
+      `envelope and websocket framing; link bytes = what crossed the agent link both ways in the`,
+      `step's time window (envelope, framing, acks and heartbeats included).`,
+      '',
+    ].join('\n'),
+  );
+  console.log(report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir)));
+  if (opt.pg) {
+    if (!(await pgReachable(opt.pg))) {
+      console.log(`\npostgres: ${opt.pg} not reachable, skipped`);
+    } else {
+      const schema = `bench_${randomBytes(4).toString('hex')}`;
+      try {
+        console.log('');
+        console.log(report(await run('postgres', await openDatabase(opt.pg, { schema }), dir)));
+      } finally {
+        const admin = new pg.Client({ connectionString: opt.pg });
+        await admin.connect();
+        await admin.query(`drop schema if exists ${schema} cascade`);
+        await admin.end();
+      }
+    }
+  }
+  console.log(`\n(whole run ${sec(Date.now() - started)})`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
