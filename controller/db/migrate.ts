@@ -13,6 +13,7 @@ import * as m0007 from './migrations/0007-notifications.js';
 import * as m0008 from './migrations/0008-ticket-list-order.js';
 import * as m0009 from './migrations/0009-ticket-limits.js';
 import * as m0010 from './migrations/0010-radius-migration.js';
+import * as m0011 from './migrations/0011-ticket-list-covering.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-ticket-list-order': m0008,
   '0009-ticket-limits': m0009,
   '0010-radius-migration': m0010,
+  '0011-ticket-list-covering': m0011,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

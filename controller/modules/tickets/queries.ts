@@ -155,15 +155,17 @@ const ticketWithProfile = (db: Db, clientId: string) =>
 export type TicketRow = RadiusTicketsTable & { profile_name: string };
 
 export const listTickets = (db: Db, clientId: string, f: TicketFilter): Promise<TicketRow[]> => {
-  let q = ticketWithProfile(db, clientId);
+  // The page's codes first, from the list index alone (it ends with status), then their rows: a
+  // deep offset skips index entries, not table rows.
+  let page = db.selectFrom('radius_tickets as k').select('k.code').where('k.client_id', '=', clientId);
   // DELETED tickets left the catalogue: listed only when asked for by status.
-  q = f.status ? q.where('t.status', '=', f.status) : q.where('t.status', '!=', 'DELETED');
-  if (f.reseller !== undefined) q = q.where('t.reseller_name', '=', f.reseller);
-  return q
+  page = f.status ? page.where('k.status', '=', f.status) : page.where('k.status', '!=', 'DELETED');
+  if (f.reseller !== undefined) page = page.where('k.reseller_name', '=', f.reseller);
+  page = page.orderBy('k.created_at', 'desc').orderBy('k.code', 'desc').limit(f.limit).offset(f.offset);
+  return ticketWithProfile(db, clientId)
+    .where('t.code', 'in', page)
     .orderBy('t.created_at', 'desc')
     .orderBy('t.code', 'desc')
-    .limit(f.limit)
-    .offset(f.offset)
     .execute();
 };
 
