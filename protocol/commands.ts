@@ -60,7 +60,8 @@ const HOTSPOT_USER_FIELDS = {
   bytes_out: count.optional(),
 };
 
-const HOTSPOT_USER_SCHEMA = z.object(HOTSPOT_USER_FIELDS);
+/** A hotspot user as exported and restored (the migration's account backup keeps this shape). */
+export const HOTSPOT_USER_SCHEMA = z.object(HOTSPOT_USER_FIELDS);
 
 const HOTSPOT_PROFILE_FIELDS = {
   name: label(),
@@ -71,7 +72,8 @@ const HOTSPOT_PROFILE_FIELDS = {
   session_timeout: count.optional(),
 };
 
-const HOTSPOT_PROFILE_SCHEMA = z.object(HOTSPOT_PROFILE_FIELDS);
+/** A hotspot user profile as exported and restored. */
+export const HOTSPOT_PROFILE_SCHEMA = z.object(HOTSPOT_PROFILE_FIELDS);
 
 /** Refuses a list in which two entries have the same name (case-sensitive, as RouterOS compares them). */
 function refuseDuplicateNames(names: readonly string[], ctx: z.core.$RefinementCtx): void {

@@ -1,7 +1,6 @@
 // Shared set-up of the end-to-end tests: the controller, RouterOS simulators and site agents, each
 // its own OS process started from the TypeScript sources, talking HTTP, websocket and the RouterOS
 // API over loopback. The test drives the controller's HTTP API as the mobile app does.
-import { createSocket } from 'node:dgram';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,15 +48,6 @@ export function logLines(proc: Spawned): Record<string, unknown>[] {
     }
   }
   return lines;
-}
-
-/** A UDP port free on 127.0.0.1 right now (e.g. for an agent's RADIUS relay the controller must name first). */
-export async function freeUdpPort(): Promise<number> {
-  const socket = createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-  const { port } = socket.address();
-  await new Promise<void>((resolve) => socket.close(() => resolve()));
-  return port;
 }
 
 /** True while the process has neither exited nor been killed. */

@@ -5,8 +5,8 @@
 // processes show: RADIUS through the agent's relay, an agent killed and a controller restarted
 // mid-run, each refusal motif and the return's errors as an administrator meets them.
 import { expect } from 'chai';
+import { freeUdpPort } from '../support/free-port.js';
 import {
-  freeUdpPort,
   Stack,
   START_MS,
   waitUntil,

@@ -2,7 +2,7 @@
 // exported them, kept as JSON text with its checksum. A return trusts it only when both match.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { CommandOutput } from '../../../protocol/index.js';
+import { HOTSPOT_PROFILE_SCHEMA, HOTSPOT_USER_SCHEMA, type CommandOutput } from '../../../protocol/index.js';
 
 export type ExportedUser = CommandOutput<'hotspot.users.export'>['users'][number];
 export type ExportedProfile = NonNullable<CommandOutput<'hotspot.users.export'>['profiles']>[number];
@@ -12,30 +12,10 @@ export interface BackupAccounts {
   users: ExportedUser[];
 }
 
-const count = z.int().min(0);
+// The shapes the agent exported them in: the catalogue's own schemas.
 const ACCOUNTS_SCHEMA = z.object({
-  profiles: z.array(
-    z.object({
-      name: z.string().min(1),
-      rate_limit: z.string().optional(),
-      shared_users: z.int().min(1).optional(),
-      session_timeout: count.optional(),
-    }),
-  ),
-  users: z.array(
-    z.object({
-      name: z.string().min(1),
-      password: z.string().optional(),
-      profile: z.string().min(1),
-      comment: z.string().optional(),
-      limit_uptime: count.optional(),
-      limit_bytes_total: count.optional(),
-      disabled: z.boolean(),
-      uptime_seconds: count.optional(),
-      bytes_in: count.optional(),
-      bytes_out: count.optional(),
-    }),
-  ),
+  profiles: z.array(HOTSPOT_PROFILE_SCHEMA),
+  users: z.array(HOTSPOT_USER_SCHEMA),
 });
 
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -55,5 +35,5 @@ export function decodeAccounts(json: string, sha256: string): BackupAccounts | u
     return undefined;
   }
   const parsed = ACCOUNTS_SCHEMA.safeParse(value);
-  return parsed.success ? (parsed.data as BackupAccounts) : undefined;
+  return parsed.success ? parsed.data : undefined;
 }
