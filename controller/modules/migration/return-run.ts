@@ -1,6 +1,7 @@
 // The return to local accounts, steps in document 1's order: LECTURE_SAUVEGARDE, PROFILS, COMPTES
 // (batches of 40, idempotent), VERIFICATION (by count), RADIUS_COUPE last and only when every
 // account is back. The binary backup file is never restored; the `/radius` entry stays.
+import { HOTSPOT_USERS_RESTORE_BATCH } from '../../../protocol/index.js';
 import { iso } from '../../core/clock.js';
 import type { AllocationView } from '../allocations/service.js';
 import { decodeAccounts, type BackupAccounts } from './backup-accounts.js';
@@ -12,8 +13,8 @@ import { SPARED_USER } from './rules.js';
 import type { RunLease } from './run-lease.js';
 import type { MigrationStatut, RadiusMigrationBackupsTable } from './tables.js';
 
-/** Accounts per restore command (document 1, Limits). */
-export const RESTORE_BATCH = 40;
+/** Accounts per restore command (document 1, Limits: 40), as the catalogue bounds it. */
+const RESTORE_BATCH = HOTSPOT_USERS_RESTORE_BATCH;
 const PROFILE_BATCH = 500;
 // Restore commands queued on the agent at once (they are idempotent, so their order is free).
 const RESTORE_WINDOW = 8;

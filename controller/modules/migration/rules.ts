@@ -1,14 +1,15 @@
 // The pure rules of a migration: who may migrate (inventory motifs), when local accounts may be
 // removed (the three proofs), and how a removal batch is judged from counts (never from replies).
+import { BUILT_IN_HOTSPOT_USER } from '../../../protocol/index.js';
 
 /** More local accounts than this: no automatic switch (document 1, Limits). */
 export const MAX_LOCAL_ACCOUNTS = 15_000;
 /** Less free flash than this, in Mo: no migration (the backup must fit). */
 export const MIN_FREE_FLASH_MO = 25;
 /** RouterOS shows storage in MiB; `espace_flash_mo` follows it. */
-export const MO = 1_048_576;
-/** The built-in trial user: never removed, never imported. */
-export const SPARED_USER = 'default-trial';
+const MO = 1_048_576;
+/** The built-in trial user: never removed, never imported (the catalogue's own constant). */
+export const SPARED_USER = BUILT_IN_HOTSPOT_USER;
 
 export type Motif =
   | 'LICENCE_RADIUS_INACTIVE'

@@ -7,7 +7,7 @@ import type { MigrationDeps } from './deps.js';
 import * as q from './queries.js';
 
 export const MIGRATION_WATCH_JOB = 'RADIUS_MIGRATION_WATCH';
-export const MIGRATION_WATCH_EVERY_MS = 180_000;
+const MIGRATION_WATCH_EVERY_MS = 180_000;
 
 export function migrationWatchJob(deps: MigrationDeps): JobDefinition {
   return {
