@@ -21,8 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import pg from 'pg';
-import { SILENT_LOGGER } from '../agent/logger.js';
-import { startAgent } from '../agent/runtime/agent-runtime.js';
+import { startLoopbackAgent } from '../test/support/loopback-agent.js';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
 import { systemClock } from '../controller/core/clock.js';
@@ -208,21 +207,11 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
     const allocationId = created.data.allocation.id;
     const stateDir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-agent-'));
     cleanups.push(async () => rmSync(stateDir, { recursive: true, force: true }));
-    const agent = await startAgent({
+    const agent = await startLoopbackAgent({
       stateDir,
-      logger: SILENT_LOGGER,
       controllerUrl: `http://127.0.0.1:${wire.port}`,
       enrolCode: created.data.enrolment.code,
-      router: {
-        host: '127.0.0.1',
-        port: sim.port,
-        user: 'admin',
-        password: SIM_PASSWORD,
-        ftpPort: 21,
-        timeoutMs: 30_000,
-        connectTimeoutMs: 5000,
-      },
-      reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
+      router: { port: sim.port, password: SIM_PASSWORD, timeoutMs: 30_000 },
     });
     cleanups.splice(1, 0, () => agent.stop());
     for (const until = Date.now() + 30_000; ;) {

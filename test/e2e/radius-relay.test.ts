@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { SILENT_LOGGER } from '../../agent/logger.js';
-import { startAgent, type RunningAgent } from '../../agent/runtime/agent-runtime.js';
+import type { RunningAgent } from '../../agent/runtime/agent-runtime.js';
+import { startLoopbackAgent } from '../support/loopback-agent.js';
 import { createController } from '../../controller/controller.js';
 import { systemClock } from '../../controller/core/clock.js';
 import { RouterSim } from '../routeros-sim/router-sim.js';
@@ -63,23 +63,12 @@ forEachDatabase('RADIUS relay end to end (controller, agent relay, RouterOS 7.19
     const { allocation, enrolment } = created.body.data;
     const stateDir = await mkdtemp(join(tmpdir(), 'tn-relay-e2e-'));
     cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-    agent = await startAgent({
+    agent = await startLoopbackAgent({
       stateDir,
-      logger: SILENT_LOGGER,
       controllerUrl: `http://127.0.0.1:${port}`,
       enrolCode: enrolment.code,
-      router: {
-        host: '127.0.0.1',
-        port: sim.port,
-        user: 'admin',
-        password: SIM_PASSWORD,
-        ftpPort: 21,
-        timeoutMs: 5000,
-        connectTimeoutMs: 5000,
-      },
-      radiusRelay: { host: '127.0.0.1', authPort, acctPort, allow: [] },
-      link: { backoff: { baseMs: 20, capMs: 200 } },
-      reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
+      router: { port: sim.port, password: SIM_PASSWORD },
+      relay: { authPort, acctPort },
     });
     cleanups.push(() => agent.stop());
     expect(agent.radiusRelay, 'relay listening').to.not.equal(undefined);

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { SILENT_LOGGER } from '../../../agent/logger.js';
-import { startAgent, type RunningAgent } from '../../../agent/runtime/agent-runtime.js';
+import type { RunningAgent } from '../../../agent/runtime/agent-runtime.js';
+import { startLoopbackAgent } from '../../support/loopback-agent.js';
 import { createController } from '../../../controller/controller.js';
 import { systemClock } from '../../../controller/core/clock.js';
 import { RouterSim, type RouterSimOptions } from '../../routeros-sim/router-sim.js';
@@ -95,23 +95,12 @@ export class MigrationFixture {
     const { allocation, enrolment } = created.body.data;
     const stateDir = await mkdtemp(join(tmpdir(), 'tn-migration-'));
     this.#cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-    const agent = await startAgent({
+    const agent = await startLoopbackAgent({
       stateDir,
-      logger: SILENT_LOGGER,
       controllerUrl: this.#baseUrl,
       enrolCode: enrolment.code,
-      router: {
-        host: '127.0.0.1',
-        port: sim.port,
-        user: 'admin',
-        password: SIM_PASSWORD,
-        ftpPort: 21,
-        timeoutMs: 5000,
-        connectTimeoutMs: 5000,
-      },
-      link: { backoff: { baseMs: 20, capMs: 200 } },
-      ...(this.#relay ? { radiusRelay: { host: '127.0.0.1', ...this.#relay, allow: [] } } : {}),
-      reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
+      router: { port: sim.port, password: SIM_PASSWORD },
+      relay: this.#relay,
     });
     this.#cleanups.push(() => agent.stop());
     await this.waitLink(allocation.id, 'CONNECTED');

@@ -112,6 +112,19 @@ forEachDatabase('Return to local accounts (controller, agent runtime, RouterOS s
     expect(hotspotUsesRadius(sim).every(Boolean)).to.equal(true);
   });
 
+  it('a router never switched to RADIUS: ecart unknown (connu false, ecart null), not zero', async function () {
+    this.timeout(60_000);
+    const { sim, allocationId } = await f.site({ users: 15 });
+    sim.faults.set({ failCommand: { path: '/radius/add', message: 'failure: not enough permissions' } });
+    expect((await f.migrate(allocationId, { retirer_local: true })).status).to.equal(502);
+    sim.faults.clear();
+    const res = await f.retour(allocationId, { couper_radius: false });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.ecart_avec_radius).to.include({ connu: false, ecart: null });
+    expect(res.body.ecart_avec_radius.avertissement).to.be.a('string');
+    expect(res.body.comptes_restaures).to.equal(15);
+  });
+
   it('no backup → RESTORE_NO_BACKUP; nothing sent to the router', async function () {
     this.timeout(60_000);
     const { sim, allocationId } = await f.site({ users: 10 });
