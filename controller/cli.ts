@@ -30,7 +30,7 @@ withCommonOptions(program.command('migrate').description('apply database migrati
   async (opts) => {
     const handle = await openDatabase(config(opts).db);
     try {
-      const applied = await migrateToLatest(handle.db);
+      const applied = await migrateToLatest(handle.db, handle.caps);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database already up to date');
     } finally {
       await handle.close();

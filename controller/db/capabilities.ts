@@ -11,6 +11,8 @@ export interface DialectCapabilities {
   readonly listenNotify: boolean;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxBindParameters: number;
+  /** The planner needs assumed statistics for tables it has none for (planner-statistics.ts). */
+  readonly seedsPlannerStatistics: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -19,6 +21,7 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   concurrentTransactions: false,
   listenNotify: false,
   maxBindParameters: 32_766,
+  seedsPlannerStatistics: true,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -27,4 +30,6 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   concurrentTransactions: true,
   listenNotify: true,
   maxBindParameters: 65_535,
+  // PostgreSQL's autovacuum analyses new and changed tables itself.
+  seedsPlannerStatistics: false,
 };

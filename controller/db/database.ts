@@ -24,6 +24,10 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 
 export type Db = Kysely<Database>;
 
+// Rows ANALYZE reads per index at most: enough for good estimates, and it bounds the pause.
+const ANALYSIS_ROW_LIMIT = 1000;
+const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface DatabaseHandle {
   db: Db;
   caps: DialectCapabilities;
@@ -58,8 +62,20 @@ function openSqlite(path: string): DatabaseHandle {
   sqlite.pragma('mmap_size = 268435456');
   sqlite.pragma('temp_store = MEMORY');
   // Table statistics: without them SQLite picks poor indexes on large tables (a heartbeat update
-  // scanning every link). `optimize` analyses only what needs it and is cheap on every open.
+  // scanning every link). `optimize` analyses only what needs it (a table never analysed, or one
+  // that grew or shrank tenfold since), on a bounded sample, so it is cheap at open and every hour
+  // on a long-running controller. Tables still empty get assumed ones (planner-statistics.ts).
+  sqlite.pragma(`analysis_limit = ${ANALYSIS_ROW_LIMIT}`);
   sqlite.pragma('optimize = 0x10002');
+  const optimizer = setInterval(() => {
+    if (!sqlite.open || sqlite.inTransaction) return;
+    try {
+      sqlite.pragma('optimize');
+    } catch (err) {
+      // Statistics can wait for the next hour; the controller must not stop for them.
+      process.emitWarning(`SQLite optimize failed: ${(err as Error).message}`);
+    }
+  }, OPTIMIZE_INTERVAL_MS).unref();
   // Checkpoints run in a worker thread, never inside a COMMIT (sqlite-checkpointer.ts).
   let checkpointer: Checkpointer | null = null;
   if (onDisk) {
@@ -84,6 +100,7 @@ function openSqlite(path: string): DatabaseHandle {
     db,
     caps: SQLITE_CAPABILITIES,
     async close() {
+      clearInterval(optimizer);
       // The worker's connection first, so the main one closes last and removes the WAL.
       await checkpointer?.stop();
       await db.destroy();

@@ -3,6 +3,7 @@
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { DialectCapabilities } from './capabilities.js';
 import type { Db } from './database.js';
+import { seedPlannerStatistics } from './planner-statistics.js';
 import * as m0001 from './migrations/0001-foundation.js';
 import * as m0002 from './migrations/0002-agent-link.js';
 import * as m0003 from './migrations/0003-radius.js';
@@ -33,7 +34,10 @@ const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export class MigrationError extends Error {}
 
-/** Pass the handle's capabilities so that, on PostgreSQL, the migration tables of this schema are used. */
+/**
+ * Pass the handle's capabilities so that, on PostgreSQL, the migration tables of this schema are
+ * used, and on SQLite the planner gets statistics for the tables it has none for.
+ */
 export async function migrateToLatest(db: Db, caps?: DialectCapabilities): Promise<string[]> {
   const schema = caps?.dialect === 'postgres' ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
@@ -42,6 +46,7 @@ export async function migrateToLatest(db: Db, caps?: DialectCapabilities): Promi
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`migration ${failed} failed: ${String(result.error)}`, { cause: result.error });
   }
+  if (caps?.seedsPlannerStatistics) await seedPlannerStatistics(db);
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
