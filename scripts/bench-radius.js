@@ -5,7 +5,7 @@
 //   npm run bench:radius -- --pg postgres://postgres@127.0.0.1:5432/test   # and PostgreSQL
 //   options: --tickets 100000 --duration 10 --warmup 2 --concurrency 32 --no-freeradius
 //            --pin (server on CPU 0, generator on CPU 1) --keep (leave the temp dir) --max-seconds 290
-//            --server-node-options "<node flags for our server process>"
+//            --server-node-options "<node flags for our server process>" --no-floor
 //
 // Ours: a controller process (real wiring: group commit, auth log, ACTIVE → USED, sessions) on a
 // fresh database holding `--tickets` vouchers, RADIUS on free loopback ports, one static NAS
@@ -13,6 +13,9 @@
 // with the same vouchers (files variant, and rlm_sql_sqlite with busy_timeout 5000 as in RESULTS.md).
 // Load: ../shared/bench/radius/radload.js (closed loop, PAP with Message-Authenticator; acct =
 // Start/Interim/Stop sessions). Everything on 127.0.0.1; every process started is stopped by PID.
+// The floor: a Node responder that decodes each request and answers a fixed Accept (or
+// Accounting-Response) with no lookup and no bookkeeping. What radload measures against it is what
+// this machine and this generator can show at all; no server's p99 can be read below it.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createSocket } from 'node:dgram';
@@ -27,6 +30,9 @@ const BENCH = process.env.TICKETNET_PEER_BENCH ?? resolve(ROOT, '../shared/bench
 const SECRET = 'testing123';
 const RATE = '2M/2M';
 const SESSION_TIMEOUT = 3600;
+const FLOOR = 'floor: no-op Node responder';
+const FR_FILES = 'FreeRADIUS files';
+const FR_SQL = 'FreeRADIUS sql (sqlite, busy_timeout 5000)';
 
 const opts = {
   tickets: 100_000,
@@ -35,19 +41,23 @@ const opts = {
   concurrency: 32,
   pg: '',
   freeradius: true,
+  floor: true,
   pin: false,
   keep: false,
   maxSeconds: 290,
   /** Extra node options for our server process (e.g. "--cpu-prof" or an --import to try a change). */
   serverNodeOptions: '',
-  // --serve mode (internal): the server process
+  // --serve / --serve-floor (internal): the server processes
   serve: false,
+  serveFloor: false,
   db: '',
   users: '',
 };
 for (let a = process.argv.slice(2); a.length;) {
   const k = a.shift();
   if (k === '--no-freeradius') opts.freeradius = false;
+  else if (k === '--no-floor') opts.floor = false;
+  else if (k === '--serve-floor') opts.serveFloor = true;
   else if (k === '--pin') opts.pin = true;
   else if (k === '--keep') opts.keep = true;
   else if (k === '--serve') opts.serve = true;
@@ -63,6 +73,7 @@ for (let a = process.argv.slice(2); a.length;) {
 }
 
 if (opts.serve) await serve();
+else if (opts.serveFloor) await serveFloor();
 else await main();
 
 // ---- the server process -----------------------------------------------------------------------
@@ -145,6 +156,37 @@ async function serve() {
   });
 }
 
+// The floor: decode (Message-Authenticator checked by the codec), answer a fixed reply.
+async function serveFloor() {
+  const radius = (await import('radius')).default;
+  const bind = (reply) =>
+    new Promise((resolvePromise) => {
+      const socket = createSocket('udp4');
+      socket.on('message', (msg, rinfo) => {
+        const packet = radius.decode({ packet: msg, secret: SECRET });
+        socket.send(reply(packet), rinfo.port, rinfo.address);
+      });
+      socket.bind(0, '127.0.0.1', () => resolvePromise(socket.address().port));
+    });
+  const auth = await bind((packet) =>
+    radius.encode_response({
+      packet,
+      code: 'Access-Accept',
+      secret: SECRET,
+      attributes: [['Session-Timeout', SESSION_TIMEOUT]],
+      add_message_authenticator: true,
+    }),
+  );
+  const acct = await bind((packet) =>
+    radius.encode_response({ packet, code: 'Accounting-Response', secret: SECRET }),
+  );
+  console.log(`READY ${JSON.stringify({ auth, acct, createMs: 0 })}`);
+  process.on('SIGTERM', () => {
+    console.log(`STATS ${JSON.stringify({ rssMb: Math.round(process.memoryUsage().rss / 2 ** 20) })}`);
+    process.exit(0);
+  });
+}
+
 // ---- the orchestrator -------------------------------------------------------------------------
 
 async function main() {
@@ -207,6 +249,7 @@ async function main() {
     pgDb = await createPgDatabase(opts.pg);
     targets.push({ name: 'ticketnet (PostgreSQL)', db: pgDb.url });
   }
+  if (opts.floor) targets.push({ name: FLOOR, floor: true });
   const users = join(work, 'users.txt');
   try {
     for (const target of targets) {
@@ -219,22 +262,21 @@ async function main() {
         '--import',
         'tsx',
         fileURLToPath(import.meta.url),
-        '--serve',
+        ...(target.floor
+          ? ['--serve-floor']
+          : ['--serve', '--db', target.db, '--tickets', String(opts.tickets)]),
       ];
-      const child = spawn(
-        cmd[0],
-        [...cmd.slice(1), '--db', target.db, '--users', users, '--tickets', String(opts.tickets)],
-        {
-          cwd: ROOT,
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn(cmd[0], [...cmd.slice(1), '--users', users], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       started.add(child);
       const lines = lineReader(child);
       const ready = JSON.parse((await lines.waitFor(/^READY /, 180_000)).slice(6));
-      console.error(
-        `${target.name}: ${opts.tickets} tickets created in ${ready.createMs} ms (setup ${Date.now() - t} ms)`,
-      );
+      if (!target.floor)
+        console.error(
+          `${target.name}: ${opts.tickets} tickets created in ${ready.createMs} ms (setup ${Date.now() - t} ms)`,
+        );
       const auth = await load('auth', ready.auth, child.pid, users);
       const acct = await load('acct', ready.acct, child.pid, users);
       child.kill('SIGTERM');
@@ -257,8 +299,8 @@ async function main() {
         const env = { ...process.env, AUTH_PORT: String(authPort), ACCT_PORT: String(acctPort), SECRET };
         if (opts.pin) env.TASKSET = '0';
         for (const [variant, base, extra] of [
-          ['FreeRADIUS files', 'files', {}],
-          ['FreeRADIUS sql (sqlite, busy_timeout 5000)', 'sql', { SQL_BUSY_TIMEOUT: '5000' }],
+          [FR_FILES, 'files', {}],
+          [FR_SQL, 'sql', { SQL_BUSY_TIMEOUT: '5000' }],
         ]) {
           const setup = await run('bash', [join(BENCH, 'radius/setup-freeradius.sh'), base, fr], {
             env: { ...env, ...extra },
@@ -291,6 +333,7 @@ async function main() {
     clearTimeout(deadline);
   }
   printTable(rows);
+  printGoals(rows);
 }
 
 function printTable(rows) {
@@ -318,6 +361,46 @@ function printTable(rows) {
   }
   console.log('');
   for (const r of rows) console.log(`${r.server}: ${JSON.stringify(r.stats)}`);
+}
+
+/** The issue's goals for our SQLite server, each against the peer row it names, from this run. */
+function printGoals(rows) {
+  const row = (name) => rows.find((r) => r.server === name);
+  const ours = row('ticketnet (SQLite)');
+  const files = row(FR_FILES);
+  const sqlRow = row(FR_SQL);
+  const floor = row(FLOOR);
+  if (!ours) return;
+  const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
+  const n = (x) => Math.round(x).toLocaleString('en-US');
+  console.log('');
+  console.log('goals (ticketnet on SQLite, this run):');
+  if (sqlRow) {
+    const need = 3 * sqlRow.auth.rps;
+    console.log(
+      `  auth/s >= 3x FreeRADIUS+SQL   ${n(ours.auth.rps)} vs ${n(need)}  ${verdict(ours.auth.rps >= need)}`,
+    );
+    const needAcct = 3 * sqlRow.acct.rps;
+    console.log(
+      `  acct/s >= 3x FreeRADIUS+SQL   ${n(ours.acct.rps)} vs ${n(needAcct)}  ${verdict(ours.acct.rps >= needAcct)}`,
+    );
+  }
+  if (files) {
+    const need = files.auth.rps / 2;
+    console.log(
+      `  auth/s >= FreeRADIUS files / 2  ${n(ours.auth.rps)} vs ${n(need)}  ${verdict(ours.auth.rps >= need)}`,
+    );
+  }
+  const p99 = ours.auth.latency_ms.p99;
+  console.log(`  auth p99 < 5 ms               ${p99} ms  ${verdict(p99 < 5)}`);
+  if (floor) {
+    const peers = [files, floor].filter(Boolean).map((r) => `${r.server} ${r.auth.latency_ms.p99} ms`);
+    console.log(`    p99 of the references in this run: ${peers.join(', ')}`);
+    if (floor.auth.latency_ms.p99 >= 5)
+      console.log(
+        '    the no-op responder itself is over 5 ms: this machine and generator cannot show a p99 under 5 ms',
+      );
+  }
 }
 
 // ---- helpers ----------------------------------------------------------------------------------
