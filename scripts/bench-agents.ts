@@ -2,6 +2,8 @@
 //   1. agent packaging: node packaging/build-agent.js, bundle and executable size, `--version` start
 //      time (median of 5), `status --json` on an empty state directory;
 //   2. the peer: /work/shared/bench/ws/bench.js as it is (1k/5k/10k idle connections, RTT at 10k);
+//   2b. the signed floor: scripts/bench-agents-signed-floor.ts, the peer's exchange with an Ed25519
+//      signature on every message (same primitives as the link) and nothing else, at the last step;
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
 //      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
@@ -12,7 +14,7 @@
 // Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
 // The peer needs `ws`: when ../shared/bench has none and cannot install it (a read-only shared/), it
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
-//   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,agent,package]
+//   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,floor,agent,package]
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -35,7 +37,7 @@ const { values: opt } = parseArgs({
     'idle-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '3' },
     'max-seconds': { type: 'string', default: '570' },
-    /** Comma-separated sections to leave out: package, peer, ours, agent. */
+    /** Comma-separated sections to leave out: package, peer, floor, ours, agent. */
     skip: { type: 'string', default: '' },
     /** Also write the report (and the raw figures as JSON) to this file. */
     out: { type: 'string' },
@@ -296,7 +298,13 @@ interface AgentFigures {
   problems: string[];
 }
 
-const report: { peer?: ServerFigures; ours?: ServerFigures; agent: AgentFigures; notes: string[] } = {
+const report: {
+  peer?: ServerFigures;
+  floor?: ServerFigures;
+  ours?: ServerFigures;
+  agent: AgentFigures;
+  notes: string[];
+} = {
   agent: { problems: [] },
   notes: [],
 };
@@ -543,6 +551,80 @@ async function ours(server: ServerInfo): Promise<void> {
   while ((await getJson<Stats>(server.ctl, '/stats')).conns > 0 && Date.now() - t0 < 60_000) await sleep(200);
 }
 
+// --- 2b. the signed floor ------------------------------------------------------------------------
+
+async function signedFloor(): Promise<void> {
+  const script = join(ROOT, 'scripts/bench-agents-signed-floor.ts');
+  const { child, info } = await startService(
+    process.execPath,
+    ['--expose-gc', '--import', 'tsx', script, '--role', 'server', '--max-seconds', String(secondsLeft())],
+    /"ready":true/,
+    join(work, 'signed-floor.log'),
+  );
+  const server = info as { url: string; ctl: string; server_key: string };
+  const state = new Map<ChildProcess, { open: number; failed: number }>();
+  const workers = Array.from({ length: procs }, (_, i) => {
+    const w = track(
+      fork(
+        script,
+        [
+          '--role',
+          'clients',
+          '--url',
+          server.url,
+          '--server-key',
+          server.server_key,
+          '--local',
+          `127.0.0.${10 + i}`,
+          '--max-seconds',
+          String(secondsLeft()),
+        ],
+        { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+      ),
+    );
+    state.set(w, { open: 0, failed: 0 });
+    w.on('message', (m: { open: number; failed: number }) => state.set(w, m));
+    return w;
+  });
+  try {
+    await sleep(1000);
+    const other = otherCpu();
+    const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
+    workers.forEach((w, i) =>
+      w.send({ target: Math.floor(maxConns / procs) + (i < maxConns % procs ? 1 : 0) }),
+    );
+    const t0 = Date.now();
+    while ((await getJson<Stats>(server.ctl, '/stats')).conns < maxConns) {
+      if (Date.now() - t0 > 120_000) throw new Error(`signed floor: could not reach ${maxConns} connections`);
+      await sleep(200);
+    }
+    const connectSeconds = (Date.now() - t0) / 1000;
+    await sleep(Number(opt['settle-seconds']) * 1000);
+    const s = await getJson<Stats>(server.ctl, '/stats?gc=1');
+    report.floor = {
+      base,
+      steps: [
+        {
+          conns: s.conns,
+          rss: s.rss,
+          heapUsed: s.heapUsed,
+          bytesPerConn: Math.round((s.rss - base.rss) / s.conns),
+          heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
+          connectSeconds,
+        },
+      ],
+      serial: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
+      burst: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
+      failed: [...state.values()].reduce((a, x) => a + x.failed, 0),
+    };
+    report.floor.otherCpu = other();
+  } finally {
+    for (const w of workers) w.send({ stop: true });
+    await sleep(500);
+    await Promise.all([...workers, child].map((c) => stopChild(c)));
+  }
+}
+
 // --- 4. the real agent --------------------------------------------------------------------------
 
 async function realAgents(server: ServerInfo): Promise<void> {
@@ -688,6 +770,7 @@ function table(): string {
     });
   };
   add('ws peer', report.peer);
+  add('signed floor', report.floor);
   add('ticketnet', report.ours);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) =>
@@ -699,7 +782,10 @@ function table(): string {
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
   lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
-  lines.push(' through CommandService: signed command, ack and result, each state stored in SQLite)');
+  lines.push(' through CommandService: signed command, ack and result, each state stored in SQLite;');
+  lines.push(
+    ' signed floor = the peer exchange with an Ed25519 signature made and checked on every message)',
+  );
 
   const { peer: p, ours: o } = report;
   if (p && o && p.steps.length && o.steps.length) {
@@ -731,15 +817,31 @@ function table(): string {
         : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
     lines.push(`  ours, serial: ${tail(o.serial)}`);
     lines.push(`  ours, burst:  ${tail(o.burst)}`);
+    const f = report.floor;
+    if (f) {
+      const ratio = (a?: number | null, b?: number | null) =>
+        a == null || b == null ? '-' : `${(a / b).toFixed(2)}x`;
+      lines.push(
+        `  signed floor / peer: serial p99 ${ratio(f.serial?.p99, p.serial?.p99)}, burst p99 ${ratio(f.burst?.p99, p.burst?.p99)} (lost ${f.serial?.lost ?? '-'} / ${f.burst?.lost ?? '-'})`,
+      );
+      for (const mode of ['serial', 'burst'] as const) {
+        const floorP99 = f[mode]?.p99;
+        const peerP99 = p[mode]?.p99;
+        if (floorP99 != null && peerP99 != null && floorP99 > 2 * peerP99)
+          lines.push(
+            `  the ${mode} goal is under the signed floor: signing every message alone takes this machine past 2x the bare server`,
+          );
+      }
+    }
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
   }
-  const noisy = [report.peer, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
+  const noisy = [report.peer, report.floor, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
   if (report.peer || report.ours) {
     const pct = (f?: ServerFigures) =>
       f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`;
     lines.push(
-      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
+      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, signed floor ${pct(report.floor)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
     );
   }
 
@@ -781,6 +883,15 @@ try {
       await peer();
     } catch (err) {
       report.notes.push(`peer failed: ${(err as Error).message}`);
+      exitCode = 1;
+    }
+  }
+  if (!skip.has('floor')) {
+    console.error(`bench: the signed floor, ${fmtInt(maxConns)}`);
+    try {
+      await signedFloor();
+    } catch (err) {
+      report.notes.push(`signed floor failed: ${(err as Error).message}`);
       exitCode = 1;
     }
   }
