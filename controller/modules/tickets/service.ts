@@ -39,6 +39,9 @@ export interface TicketView {
   first_nas_id: string | null;
   bytes_used: number;
   seconds_used: number;
+  /** The ticket's own quotas (an imported router user's); null where its profile's apply. */
+  data_limit_bytes: number | null;
+  time_limit_seconds: number | null;
 }
 
 /** A profile as it leaves the service: limits both as numbers and in the form people write them. */
@@ -141,6 +144,8 @@ const ticketView = (t: RadiusTicketsTable, profileName: string): TicketView => (
   first_nas_id: t.first_nas_id,
   bytes_used: Number(t.bytes_used),
   seconds_used: Number(t.seconds_used),
+  data_limit_bytes: t.data_limit_bytes === null ? null : Number(t.data_limit_bytes),
+  time_limit_seconds: t.time_limit_seconds === null ? null : Number(t.time_limit_seconds),
 });
 
 const orNull = <T>(v: T | null, f: (v: T) => string): string | null => (v === null ? null : f(v));

@@ -38,6 +38,16 @@ forEachDatabase('RADIUS per-ticket limits', (database) => {
   it('answers a ticket’s own lower limits and exhausts it at its own quota; null overrides keep the profile’s', async () => {
     const [own, plain] = await makeTickets(h, { data: GIB, time: 3600, validity: 86_400 }, 2);
     await ownLimits(own!, 100 * MIB, 600);
+    // The manager sees which tickets carry limits of their own.
+    const { tickets } = h.t.controller.services;
+    expect(await tickets.getTicket(h.tenant.id, own!)).to.include({
+      data_limit_bytes: 100 * MIB,
+      time_limit_seconds: 600,
+    });
+    expect(await tickets.getTicket(h.tenant.id, plain!)).to.include({
+      data_limit_bytes: null,
+      time_limit_seconds: null,
+    });
     const { auth, acct } = h.client();
 
     const a = await auth.pap(own!, own!);
