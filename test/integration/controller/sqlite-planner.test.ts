@@ -12,6 +12,7 @@ import { TicketStatements } from '../../../controller/modules/tickets/ticket-sta
 import {
   countCreatedSince,
   inventoryRows,
+  listTickets,
   ticketsByCodes,
 } from '../../../controller/modules/tickets/queries.js';
 
@@ -155,6 +156,28 @@ describe('SQLite planner statistics', () => {
         expect(tickets, plans.join('\n')).to.not.be.empty;
         for (const p of tickets.filter((d) => !/\bp\b/.test(d)))
           expect(p, plans.join('\n')).to.match(/\(client_id=\? AND code=\?\)/);
+      });
+
+    // A list page's codes come from a list index alone (the page, then its rows by code).
+    const pages: { name: string; filter: Parameters<typeof listTickets>[2]; index: string }[] = [
+      { name: 'first page', filter: { limit: 100, offset: 0 }, index: 'radius_tickets_list' },
+      {
+        name: 'deep page of a status',
+        filter: { limit: 100, offset: 5000, status: 'USED' },
+        index: 'radius_tickets_list',
+      },
+      {
+        name: 'deep page of a reseller',
+        filter: { limit: 100, offset: 5000, reseller: 'r1' },
+        index: 'radius_tickets_list_reseller',
+      },
+    ];
+    for (const page of pages)
+      it(`ticket list, ${page.name}: walks ${page.index} alone`, async () => {
+        const plans = await plansOf((d) => listTickets(d, CLIENT, page.filter));
+        expect(plans, plans.join('\n')).to.include.members([
+          `SEARCH k USING COVERING INDEX ${page.index} (client_id=?${page.index.endsWith('reseller') ? ' AND reseller_name=?' : ''})`,
+        ]);
       });
   });
 });
