@@ -1,9 +1,9 @@
 // The statements RADIUS runs on the ticket store for every request or group commit: compiled
 // once per database by Kysely (correct SQL for either dialect), then only run.
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { PreparedStatement, ShapedStatement, slot, type ShapeSlots } from '../../db/prepared-statement.js';
-import type { TicketStatus } from './tables.js';
+import type { TicketStatus, TicketsTables } from './tables.js';
 import type { AuthTicket } from './ticket-rules.js';
 
 export interface FirstUse {
@@ -42,12 +42,30 @@ const perCode = (n: number, s: ShapeSlots, field: number) =>
 
 const codesOf = (n: number, s: ShapeSlots) => Array.from({ length: n }, (_, i) => s.item(i, 0));
 
+/** The ticket's totals reached its effective data or time limit (its own, else its profile's). */
+const quotaReached = (eb: ExpressionBuilder<TicketsTables, 'radius_tickets'>) =>
+  eb.exists(
+    eb
+      .selectFrom('radius_profiles as p')
+      .select('p.id')
+      .whereRef('p.id', '=', 'radius_tickets.profile_id')
+      .where((e) => {
+        const data = e.fn.coalesce('radius_tickets.data_limit_bytes', 'p.data_limit_bytes');
+        const time = e.fn.coalesce('radius_tickets.time_limit_seconds', 'p.time_limit_seconds');
+        return e.or([
+          e.and([e(data, 'is not', null), e('radius_tickets.bytes_used', '>=', data)]),
+          e.and([e(time, 'is not', null), e('radius_tickets.seconds_used', '>=', time)]),
+        ]);
+      }),
+  );
+
 /** The statements RADIUS runs for every request or group commit, compiled once per database. */
 export class TicketStatements {
   readonly #authMany: ShapedStatement<string, AuthTicket>;
   readonly #firstUse: ShapedStatement<FirstUse>;
   readonly #exhaust: PreparedStatement<unknown>;
   readonly #usage: ShapedStatement<TicketUsage>;
+  readonly #usageStatus: ShapedStatement<string>;
 
   constructor(db: Db) {
     // The tickets and limits of the User-Names of requests that arrived together. Fixed: client_id. Item: code.
@@ -102,55 +120,53 @@ export class TicketStatements {
         .where('status', '=', 'USED')
         .compile(),
     );
-    // Usage totals from accounting and the status they imply, in one statement: a ticket seen
-    // first through accounting (authenticated elsewhere) becomes USED; one whose totals reach its
-    // effective limit (its own, else its profile's) becomes EXHAUSTED. The status test reads the
-    // new totals from the parameters, since SET expressions see the row as it was.
+    // Usage totals from accounting, on top of what the ticket had consumed before (a migrated
+    // router's user). The status is left out of this SET: an index entry is rewritten whenever its
+    // column is assigned, even to the value it had, and the list indexes end with the status.
     // Fixed: client_id, used_at, first_nas_id. Item: code, bytes, seconds.
     this.#usage = new ShapedStatement(
       SHAPES,
       3,
       3,
       (u: TicketUsage) => [u.code, u.bytes, u.seconds],
-      (n, s) => {
-        // Sessions' totals on top of what the ticket had consumed before (a migrated router's user).
-        const bytes = sql<number>`radius_tickets.bytes_base + cast(${perCode(n, s, 1)} as bigint)`;
-        const seconds = sql<number>`radius_tickets.seconds_base + cast(${perCode(n, s, 2)} as bigint)`;
-        return db
+      (n, s) =>
+        db
           .updateTable('radius_tickets')
           .set((eb) => ({
-            bytes_used: bytes,
-            seconds_used: seconds,
+            bytes_used: sql<number>`radius_tickets.bytes_base + cast(${perCode(n, s, 1)} as bigint)`,
+            seconds_used: sql<number>`radius_tickets.seconds_base + cast(${perCode(n, s, 2)} as bigint)`,
             used_at: eb.fn.coalesce('used_at', eb.val(s.fixed(1))),
             first_nas_id: eb.fn.coalesce('first_nas_id', eb.val(s.fixed(2))),
+          }))
+          .where('client_id', '=', s.fixed(0))
+          .where('code', 'in', codesOf(n, s))
+          .compile(),
+    );
+    // The status those totals imply, written only where it changes: a ticket seen first through
+    // accounting (authenticated elsewhere) becomes USED; one whose totals reached its effective
+    // limit (its own, else its profile's) becomes EXHAUSTED. Fixed: client_id. Item: code.
+    this.#usageStatus = new ShapedStatement(
+      SHAPES,
+      1,
+      1,
+      (code: string) => [code],
+      (n, s) =>
+        db
+          .updateTable('radius_tickets')
+          .set((eb) => ({
             status: eb
               .case()
-              .when('status', 'not in', ['ACTIVE', 'USED'])
-              .then(eb.ref('status'))
-              .when(
-                eb.exists(
-                  eb
-                    .selectFrom('radius_profiles as p')
-                    .select('p.id')
-                    .whereRef('p.id', '=', 'radius_tickets.profile_id')
-                    .where((e) => {
-                      const data = e.fn.coalesce('radius_tickets.data_limit_bytes', 'p.data_limit_bytes');
-                      const time = e.fn.coalesce('radius_tickets.time_limit_seconds', 'p.time_limit_seconds');
-                      return e.or([
-                        e.and([e(data, 'is not', null), e(bytes, '>=', data)]),
-                        e.and([e(time, 'is not', null), e(seconds, '>=', time)]),
-                      ]);
-                    }),
-                ),
-              )
+              .when(quotaReached(eb))
               .then(eb.val<TicketStatus>('EXHAUSTED'))
               .else(eb.val<TicketStatus>('USED'))
               .end(),
           }))
           .where('client_id', '=', s.fixed(0))
           .where('code', 'in', codesOf(n, s))
-          .compile();
-      },
+          .where((eb) =>
+            eb.or([eb('status', '=', 'ACTIVE'), eb.and([eb('status', '=', 'USED'), quotaReached(eb)])]),
+          )
+          .compile(),
     );
   }
 
@@ -169,5 +185,10 @@ export class TicketStatements {
 
   async recordUsage(db: Db, clientId: string, nasId: string, at: string, usages: readonly TicketUsage[]) {
     await this.#usage.run(db, usages, [clientId, at, nasId]);
+    await this.#usageStatus.run(
+      db,
+      usages.map((u) => u.code),
+      [clientId],
+    );
   }
 }

@@ -210,4 +210,32 @@ forEachDatabase('RADIUS accounting', (database) => {
     h.t.clock.advance(3600_000);
     expect((await auth.pap(code!, code!))?.attributes['Reply-Message']).to.equal('This ticket has expired');
   });
+
+  // The status an accounting report leaves, from each status, with the quota reached or not: only
+  // ACTIVE and USED move; nothing the manager set (DISABLED, DELETED) or EXHAUSTED comes back.
+  const transitions: { from: string; reached: boolean; to: string }[] = [
+    { from: 'ACTIVE', reached: false, to: 'USED' },
+    { from: 'ACTIVE', reached: true, to: 'EXHAUSTED' },
+    { from: 'USED', reached: false, to: 'USED' },
+    { from: 'USED', reached: true, to: 'EXHAUSTED' },
+    { from: 'EXHAUSTED', reached: false, to: 'EXHAUSTED' },
+    { from: 'DISABLED', reached: false, to: 'DISABLED' },
+    { from: 'DISABLED', reached: true, to: 'DISABLED' },
+    { from: 'DELETED', reached: true, to: 'DELETED' },
+  ];
+  for (const c of transitions)
+    it(`accounting on ${c.from}, quota ${c.reached ? 'reached' : 'not reached'} → ${c.to}`, async () => {
+      const [code] = await makeTickets(h, { data: 10 * MIB });
+      await h.t.db.db
+        .updateTable('radius_tickets')
+        .set({ status: c.from as never })
+        .where('code', '=', code!)
+        .execute();
+      const { acct } = h.client();
+      const bytes = c.reached ? 10 * MIB : MIB;
+      await acct.accounting('Interim-Update', [...common(code!, 'S1'), ...usage(bytes, 0, 60)]);
+      const row = await ticketRow(code!);
+      expect(row.status).to.equal(c.to);
+      expect(Number(row.bytes_used)).to.equal(bytes);
+    });
 });
