@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { WebSocket, type RawData } from 'ws';
+import { obeyParent } from './bench-agents-support.js';
 import type { z } from 'zod';
 import {
   encodeEnvelope,
@@ -231,17 +232,11 @@ function stop(): void {
   setTimeout(() => process.exit(0), 200);
 }
 
-process.on('message', (m: { target?: number; stop?: boolean }) => {
-  if (m.stop) stop();
-  else if (m.target !== undefined) {
-    target = m.target;
-    fill();
-    report();
-  }
-});
-// Parent gone: never linger.
-process.on('disconnect', stop);
-process.on('SIGTERM', stop);
+obeyParent((n) => {
+  target = n;
+  fill();
+  report();
+}, stop);
 setTimeout(
   () => {
     console.error('bench clients: max-seconds reached');

@@ -28,6 +28,7 @@ import { loadConfig } from '../controller/config.js';
 import { createController } from '../controller/controller.js';
 import type { CommandView } from '../controller/hub/command-service.js';
 import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
+import { rttFigures } from './bench-agents-support.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -241,20 +242,8 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   }
   loop.disable();
   const cpu = process.cpuUsage(cpu0);
-  const ok = latencies.filter((x): x is number => x !== null).sort((a, b) => a - b);
-  // Same quantile rule as the peer's server.js, so the columns compare.
-  const q = (p: number) =>
-    ok.length ? Number(ok[Math.min(ok.length - 1, Math.floor((p / 100) * ok.length))]!.toFixed(3)) : null;
   return {
-    conns: hub.connectedCount,
-    mode,
-    n: targets.length,
-    acked: ok.length,
-    lost: targets.length - ok.length,
-    p50: q(50),
-    p90: q(90),
-    p99: q(99),
-    max: q(100),
+    ...rttFigures(latencies, hub.connectedCount, mode),
     cpu_ms: Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
     loop_delay_p99: Number((loop.percentile(99) / 1e6).toFixed(1)),
     loop_delay_max: Number((loop.max / 1e6).toFixed(1)),

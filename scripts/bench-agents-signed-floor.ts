@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { WebSocket, WebSocketServer } from 'ws';
 import { signDetached, verifyDetached, verifyingKeyObject } from '../protocol/ed25519.js';
+import { obeyParent, rttFigures } from './bench-agents-support.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -133,21 +134,7 @@ async function server(): Promise<void> {
       lat = [];
       for (const c of targets) lat.push(await command(c, timeoutMs));
     }
-    const ok = lat.filter((x): x is number => x !== null).sort((a, b) => a - b);
-    // The peer's quantile rule, so the columns compare.
-    const q = (p: number) =>
-      ok.length ? Number(ok[Math.min(ok.length - 1, Math.floor((p / 100) * ok.length))]!.toFixed(3)) : null;
-    return {
-      conns: conns.length,
-      mode,
-      n: targets.length,
-      acked: ok.length,
-      lost: targets.length - ok.length,
-      p50: q(50),
-      p90: q(90),
-      p99: q(99),
-      max: q(100),
-    };
+    return rttFigures(lat, conns.length, mode);
   };
   const gc = (globalThis as { gc?: () => void }).gc;
   const ctl = createServer((req, res) => {
@@ -247,18 +234,14 @@ function clients(): void {
     while (!stopping && open + connecting < target && connecting < 100) connectOne();
   };
   const stop = () => {
+    if (stopping) return;
     stopping = true;
     for (const ws of sockets) ws.terminate();
     setTimeout(() => process.exit(0), 200);
   };
-  process.on('message', (m: { stop?: boolean; target?: number }) => {
-    if (m.stop) stop();
-    else if (m.target !== undefined) {
-      target = m.target;
-      fill();
-      report();
-    }
-  });
-  process.on('disconnect', stop);
-  process.on('SIGTERM', stop);
+  obeyParent((n) => {
+    target = n;
+    fill();
+    report();
+  }, stop);
 }

@@ -469,7 +469,6 @@ async function startServer(): Promise<{ child: ChildProcess; info: ServerInfo }>
 }
 
 async function ours(server: ServerInfo): Promise<void> {
-  const settleMs = Number(opt['settle-seconds']) * 1000;
   const perProc = Math.ceil(maxConns / procs);
   const state = new Map<ChildProcess, { open: number; failed: number; refused: number }>();
   const workers = Array.from({ length: procs }, (_, i) => {
@@ -503,25 +502,10 @@ async function ours(server: ServerInfo): Promise<void> {
   const figures: ServerFigures = { base, steps: [] };
   report.ours = figures;
   for (const n of steps) {
-    workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
-    const t0 = Date.now();
-    while ((await getJson<Stats>(server.ctl, '/stats')).conns < n) {
-      if (Date.now() - t0 > 120_000) throw new Error(`ours: could not reach ${n} agents in 120 s`);
-      await sleep(200);
-    }
-    const connectSeconds = (Date.now() - t0) / 1000;
-    await sleep(settleMs);
-    const s = await getJson<Stats>(server.ctl, '/stats?gc=1');
-    figures.steps.push({
-      conns: s.conns,
-      rss: s.rss,
-      heapUsed: s.heapUsed,
-      bytesPerConn: Math.round((s.rss - base.rss) / s.conns),
-      heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
-      connectSeconds,
-    });
+    const step = await growTo(server.ctl, workers, n, base, 'ours');
+    figures.steps.push(step);
     console.error(
-      `ours: ${s.conns} agents linked in ${connectSeconds.toFixed(1)} s, RSS ${mib(s.rss).toFixed(1)} MiB`,
+      `ours: ${step.conns} agents linked in ${step.connectSeconds!.toFixed(1)} s, RSS ${mib(step.rss).toFixed(1)} MiB`,
     );
   }
   const profiled = async <T>(name: string, measure: () => Promise<T>): Promise<T> => {
@@ -549,6 +533,31 @@ async function ours(server: ServerInfo): Promise<void> {
   // The controller releases 10k links (one UPDATE each); the agent phase wants a quiet controller.
   const t0 = Date.now();
   while ((await getJson<Stats>(server.ctl, '/stats')).conns > 0 && Date.now() - t0 < 60_000) await sleep(200);
+}
+
+/**
+ * Grows the forked client processes to `n` connections in all, lets them settle, and reads the
+ * server's figures for that step.
+ */
+async function growTo(ctl: string, workers: ChildProcess[], n: number, base: Stats, who: string) {
+  workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
+  const t0 = Date.now();
+  while ((await getJson<Stats>(ctl, '/stats')).conns < n) {
+    if (Date.now() - t0 > 120_000) throw new Error(`${who}: could not reach ${n} connections in 120 s`);
+    await sleep(200);
+  }
+  const connectSeconds = (Date.now() - t0) / 1000;
+  await sleep(Number(opt['settle-seconds']) * 1000);
+  const s = await getJson<Stats>(ctl, '/stats?gc=1');
+  const step: StepFigure = {
+    conns: s.conns,
+    rss: s.rss,
+    heapUsed: s.heapUsed,
+    bytesPerConn: Math.round((s.rss - base.rss) / s.conns),
+    heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
+    connectSeconds,
+  };
+  return step;
 }
 
 // --- 2b. the signed floor ------------------------------------------------------------------------
@@ -590,29 +599,9 @@ async function signedFloor(): Promise<void> {
     await sleep(1000);
     const other = otherCpu();
     const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
-    workers.forEach((w, i) =>
-      w.send({ target: Math.floor(maxConns / procs) + (i < maxConns % procs ? 1 : 0) }),
-    );
-    const t0 = Date.now();
-    while ((await getJson<Stats>(server.ctl, '/stats')).conns < maxConns) {
-      if (Date.now() - t0 > 120_000) throw new Error(`signed floor: could not reach ${maxConns} connections`);
-      await sleep(200);
-    }
-    const connectSeconds = (Date.now() - t0) / 1000;
-    await sleep(Number(opt['settle-seconds']) * 1000);
-    const s = await getJson<Stats>(server.ctl, '/stats?gc=1');
     report.floor = {
       base,
-      steps: [
-        {
-          conns: s.conns,
-          rss: s.rss,
-          heapUsed: s.heapUsed,
-          bytesPerConn: Math.round((s.rss - base.rss) / s.conns),
-          heapPerConn: Math.round((s.heapUsed - base.heapUsed) / s.conns),
-          connectSeconds,
-        },
-      ],
+      steps: [await growTo(server.ctl, workers, maxConns, base, 'signed floor')],
       serial: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
       burst: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
       failed: [...state.values()].reduce((a, x) => a + x.failed, 0),
