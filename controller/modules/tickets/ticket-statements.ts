@@ -91,7 +91,10 @@ export class TicketStatements {
           .compile(),
     );
     // ACTIVE → USED, conditional on ACTIVE, so two first authentications at once (or on two
-    // instances) set it once. Fixed: client_id. Item: code, used_at, first_nas_id, expires_at.
+    // instances) set it once. The status is tested through coalesce() so that it cannot be an index
+    // condition: PostgreSQL without statistics (before autovacuum's first ANALYZE of a big batch)
+    // would otherwise pick the list index on (client_id, …, status) and walk every ACTIVE ticket of
+    // the tenant. Fixed: client_id. Item: code, used_at, first_nas_id, expires_at.
     this.#firstUse = new ShapedStatement(
       SHAPES,
       1,
@@ -108,7 +111,7 @@ export class TicketStatements {
           })
           .where('client_id', '=', s.fixed(0))
           .where('code', 'in', codesOf(n, s))
-          .where('status', '=', 'ACTIVE')
+          .where((eb) => eb(eb.fn.coalesce('status', eb.val('')), '=', 'ACTIVE'))
           .compile(),
     );
     this.#exhaust = new PreparedStatement(
