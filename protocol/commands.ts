@@ -63,6 +63,9 @@ const HOTSPOT_USER_FIELDS = {
 /** A hotspot user as exported and restored (the migration's account backup keeps this shape). */
 export const HOTSPOT_USER_SCHEMA = z.object(HOTSPOT_USER_FIELDS);
 
+/** A hotspot user as `hotspot.users.export` gives it and `hotspot.users.restore` takes it. */
+export type HotspotUser = z.output<typeof HOTSPOT_USER_SCHEMA>;
+
 const HOTSPOT_PROFILE_FIELDS = {
   name: label(),
   /** RouterOS `rate-limit` text as configured, e.g. `2M/4M`. */
@@ -74,6 +77,9 @@ const HOTSPOT_PROFILE_FIELDS = {
 
 /** A hotspot user profile as exported and restored. */
 export const HOTSPOT_PROFILE_SCHEMA = z.object(HOTSPOT_PROFILE_FIELDS);
+
+/** A hotspot user profile as `hotspot.users.export` gives it and `hotspot.profiles.restore` takes it. */
+export type HotspotProfile = z.output<typeof HOTSPOT_PROFILE_SCHEMA>;
 
 /** Refuses a list in which two entries have the same name (case-sensitive, as RouterOS compares them). */
 function refuseDuplicateNames(names: readonly string[], ctx: z.core.$RefinementCtx): void {

@@ -84,6 +84,8 @@ export type {
   CommandOutput,
   KnownCommand,
   CommandCheck,
+  HotspotUser,
+  HotspotProfile,
 } from './commands.js';
 export { FAULT_CODES, FAULT_SCHEMA } from './fault-codes.js';
 export type { FaultCode, Fault } from './fault-codes.js';

@@ -22,14 +22,39 @@ export function rosSeconds(seconds: number): string {
   return `${Math.max(0, Math.floor(seconds))}s`;
 }
 
-/** Existing entries of a menu among `names`: name → id, and whether it is a built-in hotspot user. */
-async function existingByName(
+/**
+ * Sets each entry whose name the menu holds and adds the others (one print of the existing names).
+ * An entry `spared` leaves the router as it is and is not counted.
+ */
+async function setOrAdd<E extends { name: string }>(
   router: RouterConnection,
   menu: string,
-  names: readonly string[],
+  entries: readonly E[],
+  propsOf: (entry: E) => Props,
   call: RouterCallOptions,
-): Promise<Map<string, { id: string; builtIn: boolean }>> {
-  return findByNames(router, menu, names, call);
+  spared: (entry: E, found: { builtIn: boolean } | undefined) => boolean = () => false,
+): Promise<RestoreOutput> {
+  const existing = await findByNames(
+    router,
+    menu,
+    entries.map((e) => e.name),
+    call,
+  );
+  let added = 0;
+  let updated = 0;
+  for (const entry of entries) {
+    const found = existing.get(entry.name);
+    if (spared(entry, found)) continue;
+    const props = propsOf(entry);
+    if (found) {
+      if (Object.keys(props).length > 0) await router.set(menu, found.id, props, call);
+      updated++;
+    } else {
+      await router.add(menu, { name: entry.name, ...props }, call);
+      added++;
+    }
+  }
+  return { added, updated };
 }
 
 /** The profile fields given; absent ones are not sent, so they keep the router's value. */
@@ -41,31 +66,11 @@ function profileProps(p: ProfileBackup): Props {
   return props;
 }
 
-export async function restoreHotspotProfiles(
+export function restoreHotspotProfiles(
   router: RouterConnection,
   options: RouterCallOptions & { profiles: readonly ProfileBackup[] },
 ): Promise<RestoreOutput> {
-  const call = callOptions(options);
-  const existing = await existingByName(
-    router,
-    HOTSPOT_PROFILE_MENU,
-    options.profiles.map((p) => p.name),
-    call,
-  );
-  let added = 0;
-  let updated = 0;
-  for (const profile of options.profiles) {
-    const props = profileProps(profile);
-    const found = existing.get(profile.name);
-    if (found) {
-      if (Object.keys(props).length > 0) await router.set(HOTSPOT_PROFILE_MENU, found.id, props, call);
-      updated++;
-    } else {
-      await router.add(HOTSPOT_PROFILE_MENU, { name: profile.name, ...props }, call);
-      added++;
-    }
-  }
-  return { added, updated };
+  return setOrAdd(router, HOTSPOT_PROFILE_MENU, options.profiles, profileProps, callOptions(options));
 }
 
 /**
@@ -85,30 +90,17 @@ function userProps(u: UserBackup): Props {
   };
 }
 
-export async function restoreHotspotUsers(
+export function restoreHotspotUsers(
   router: RouterConnection,
   options: RouterCallOptions & { users: readonly UserBackup[] },
 ): Promise<RestoreOutput> {
-  const call = callOptions(options);
-  const existing = await existingByName(
+  // The built-in user is the router's own: never overwritten, never created.
+  return setOrAdd(
     router,
     HOTSPOT_USER_MENU,
-    options.users.map((u) => u.name),
-    call,
+    options.users,
+    userProps,
+    callOptions(options),
+    (user, found) => user.name === BUILT_IN_HOTSPOT_USER || found?.builtIn === true,
   );
-  let added = 0;
-  let updated = 0;
-  for (const user of options.users) {
-    const found = existing.get(user.name);
-    // the built-in user is the router's own: never overwritten, never created
-    if (user.name === BUILT_IN_HOTSPOT_USER || found?.builtIn) continue;
-    if (found) {
-      await router.set(HOTSPOT_USER_MENU, found.id, userProps(user), call);
-      updated++;
-    } else {
-      await router.add(HOTSPOT_USER_MENU, { name: user.name, ...userProps(user) }, call);
-      added++;
-    }
-  }
-  return { added, updated };
 }

@@ -1,32 +1,11 @@
+import type { HotspotProfile, HotspotUser } from '../../protocol/index.js';
 import { isBuiltInHotspotUser } from './hotspot-user-inventory.js';
 import type { RouterCallOptions, RouterConnection } from './router-connection.js';
 import { parseRouterOsBoolean, parseRouterOsDuration, parseRouterOsInteger } from './ros-values.js';
 
-export interface HotspotUserExport {
-  name: string;
-  password?: string;
-  profile: string;
-  comment?: string;
-  /** `limit-uptime` in seconds; absent when unlimited. */
-  limit_uptime?: number;
-  /** `limit-bytes-total` in bytes; absent when unlimited. */
-  limit_bytes_total?: number;
-  disabled: boolean;
-  /** RouterOS `uptime` (time already consumed) in whole seconds; absent when 0. */
-  uptime_seconds?: number;
-  /** `bytes-in` counter; absent when 0. */
-  bytes_in?: number;
-  /** `bytes-out` counter; absent when 0. */
-  bytes_out?: number;
-}
-
-export interface HotspotProfileExport {
-  name: string;
-  rate_limit?: string;
-  shared_users?: number;
-  /** `session-timeout` in seconds; absent when none. */
-  session_timeout?: number;
-}
+// The shapes are the protocol's: what the agent reads is what the catalogue's output checks.
+export type HotspotUserExport = HotspotUser;
+export type HotspotProfileExport = HotspotProfile;
 
 export interface HotspotExport {
   users: HotspotUserExport[];

@@ -1,31 +1,19 @@
 // Taking a router's local hotspot users into the ticket store (the migration to RADIUS), and the
 // paging of the inventory that proves they arrived. Pure: what a user becomes, how it compares
 // with a ticket already stored, which codes a page holds. The service does the database part.
+import type { HotspotUser } from '../../../protocol/index.js';
 import { AppError, type FieldIssue } from '../../core/app-error.js';
 import { sellerOf } from '../sales/sales-fields.js';
 import type { RadiusProfilesTable, RadiusTicketsTable, TicketStatus } from './tables.js';
 import { effectiveLimit, importedStatus } from './ticket-rules.js';
 
-/** One `/ip/hotspot/user` of a router, as the migration reads it. */
-export interface RouterUserImport {
-  /** Becomes the ticket code (RADIUS User-Name), kept exactly (case included). */
-  name: string;
-  /** Absent → '' (RouterOS allows a user without password). */
-  password?: string;
-  /** Hotspot user profile name on the router. */
-  profile: string;
-  comment?: string;
-  /** Seconds → the ticket's own time quota (`time_limit_seconds`); 0 or absent: the profile's. */
-  limit_uptime?: number;
-  /** Bytes → the ticket's own data quota (`data_limit_bytes`); 0 or absent: the profile's. */
-  limit_bytes_total?: number;
-  disabled: boolean;
-  /** Already consumed on the router → `seconds_used`. */
-  uptime_seconds?: number;
-  /** `bytes_used` = bytes_in + bytes_out. */
-  bytes_in?: number;
-  bytes_out?: number;
-}
+/**
+ * One `/ip/hotspot/user` of a router as the agent exports it (the protocol's shape): `name` becomes
+ * the ticket code, kept exactly; no password becomes ''; `limit_uptime` / `limit_bytes_total`
+ * become the ticket's own quotas (0 or absent: the profile's); `uptime_seconds` and `bytes_in` +
+ * `bytes_out`, what was already consumed on the router, become its usage base.
+ */
+export type RouterUserImport = HotspotUser;
 
 export interface RouterImportInput {
   users: readonly RouterUserImport[];

@@ -421,16 +421,10 @@ export class TicketsService {
           if (verdict === 'EXISTING') out.existing++;
           else out.conflicts.push({ code: row.code, reason: verdict });
         };
+        const storedByCode = async (codes: string[]) =>
+          new Map((await q.ticketsByCodes(trx, clientId, codes)).map((r) => [r.code, r]));
         const rows = chunk.map((u) => importedTicket(u, profileOf(u), clientId, now, newId()));
-        const stored = new Map(
-          (
-            await q.ticketsByCodes(
-              trx,
-              clientId,
-              chunk.map((u) => u.code),
-            )
-          ).map((r) => [r.code, r]),
-        );
+        const stored = await storedByCode(chunk.map((u) => u.code));
         const fresh: RadiusTicketsTable[] = [];
         for (const row of rows) {
           const known = stored.get(row.code);
@@ -443,15 +437,7 @@ export class TicketsService {
         // Codes another import committed between our read and our insert: read them again.
         const lost = fresh.filter((r) => !written.has(r.code));
         if (lost.length > 0) {
-          const again = new Map(
-            (
-              await q.ticketsByCodes(
-                trx,
-                clientId,
-                lost.map((r) => r.code),
-              )
-            ).map((r) => [r.code, r]),
-          );
+          const again = await storedByCode(lost.map((r) => r.code));
           for (const row of lost) {
             const known = again.get(row.code);
             if (!known) throw new Error(`ticket ${row.code} was neither inserted nor found`);

@@ -3,6 +3,7 @@
 // 6.49 (no !empty) and 7.19 (!empty), 300 vouchers each: inventory, removal between two counts
 // under the faults that make counts or removals lie, and the idempotent restore of a backup.
 import { expect } from 'chai';
+import type { HotspotProfile, HotspotUser } from '../../../protocol/index.js';
 import { parseDuration } from '../../routeros-sim/ros-format.js';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import type { RouterConnection } from '../../../agent/routeros/router-connection.js';
@@ -10,24 +11,8 @@ import { connectTo, startSim } from './support/sim.js';
 import { delay, watchProcessFailures } from './support/helpers.js';
 import { outputOf, recordCalls, runCommand } from './support/run-command.js';
 
-interface User {
-  name: string;
-  password?: string;
-  profile: string;
-  comment?: string;
-  limit_uptime?: number;
-  limit_bytes_total?: number;
-  disabled: boolean;
-  uptime_seconds?: number;
-  bytes_in?: number;
-  bytes_out?: number;
-}
-interface Profile {
-  name: string;
-  rate_limit?: string;
-  shared_users?: number;
-  session_timeout?: number;
-}
+type User = HotspotUser;
+type Profile = HotspotProfile;
 interface Exported {
   users: User[];
   profiles?: Profile[];
