@@ -11,56 +11,62 @@ import type { Logger } from './logger.js';
 import { ManualClock, systemClock, type Clock } from './core/clock.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import { AgentHub, type AgentHubOptions } from './hub/agent-hub.js';
-import { LocalCommandSignals } from './hub/command-signals.js';
-import { CommandService } from './hub/command-service.js';
-import { loadControllerIdentity } from './hub/controller-identity.js';
+import {
+  AgentHub,
+  type AgentHubOptions,
+  LocalCommandSignals,
+  CommandService,
+  loadControllerIdentity,
+} from './hub/index.js';
 import { Api } from './http/api.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { RateLimiter, ipQuota } from './http/rate-limiter.js';
 import { requestLogger } from './http/request-logger.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { JwtIssuer } from './modules/accounts/jwt.js';
-import { accountsRoutes } from './modules/accounts/routes.js';
-import { AccountsService } from './modules/accounts/service.js';
-import { adminRoutes } from './modules/admin/routes.js';
-import { allocationsRoutes } from './modules/allocations/routes.js';
-import { AllocationsService } from './modules/allocations/service.js';
-import { healthRoutes } from './modules/health/routes.js';
-import { licencesRoutes } from './modules/licences/routes.js';
-import { LicencesService } from './modules/licences/service.js';
-import { ticketsRoutes } from './modules/tickets/routes.js';
-import { TicketsService } from './modules/tickets/service.js';
-import { resellersRoutes } from './modules/resellers/routes.js';
-import { ResellersService } from './modules/resellers/service.js';
-import { takeoverRoutes } from './modules/resellers/takeover-routes.js';
-import { TakeoverService } from './modules/resellers/takeover-service.js';
-import { salesRoutes } from './modules/sales/routes.js';
-import { SalesService } from './modules/sales/service.js';
-import { nasEnrolBodyGuard } from './modules/nas/body-guard.js';
-import { DbNasDirectory } from './modules/nas/db-nas-directory.js';
-import { nasRoutes } from './modules/nas/routes.js';
-import { NasService } from './modules/nas/service.js';
-import { affluenceReportJob } from './modules/affluence/daily-report.js';
-import { topologyRadiusRouters } from './modules/affluence/routers.js';
-import { affluenceRoutes } from './modules/affluence/routes.js';
-import { AffluenceService } from './modules/affluence/service.js';
-import { MigrationService } from './modules/migration/service.js';
-import { migrationRoutes } from './modules/migration/routes.js';
-import { DEFAULT_MIGRATION_OPTIONS, type MigrationOptions } from './modules/migration/deps.js';
-import type { HttpClient } from './modules/notifications/http-client.js';
-import { PremiereAuthNotifier } from './modules/notifications/premiere.js';
-import { PushDispatcher } from './modules/notifications/push-dispatcher.js';
-import type { PushSender } from './modules/notifications/push-sender.js';
-import { createPushSender } from './modules/notifications/push-setup.js';
-import { topologyRouterNames } from './modules/notifications/router-names.js';
-import { notificationsRoutes } from './modules/notifications/routes.js';
-import { NotificationsService } from './modules/notifications/service.js';
-import { agentRadiusRelay } from './radius/agent-relay.js';
-import type { NasDirectory } from './radius/nas-directory.js';
-import { RadiusService, type RadiusServiceOptions } from './radius/radius-service.js';
-import type { RadiusAddresses } from './radius/udp-listener.js';
+import { JwtIssuer, accountsRoutes, AccountsService } from './modules/accounts/index.js';
+import { adminRoutes } from './modules/admin/index.js';
+import { allocationsRoutes, AllocationsService } from './modules/allocations/index.js';
+import { healthRoutes } from './modules/health/index.js';
+import { licencesRoutes, LicencesService } from './modules/licences/index.js';
+import { ticketsRoutes, TicketsService } from './modules/tickets/index.js';
+import {
+  resellersRoutes,
+  ResellersService,
+  takeoverRoutes,
+  TakeoverService,
+} from './modules/resellers/index.js';
+import { salesRoutes, SalesService } from './modules/sales/index.js';
+import { nasEnrolBodyGuard, DbNasDirectory, nasRoutes, NasService } from './modules/nas/index.js';
+import {
+  affluenceReportJob,
+  topologyRadiusRouters,
+  affluenceRoutes,
+  AffluenceService,
+} from './modules/affluence/index.js';
+import {
+  MigrationService,
+  migrationRoutes,
+  DEFAULT_MIGRATION_OPTIONS,
+  type MigrationOptions,
+} from './modules/migration/index.js';
+import {
+  type HttpClient,
+  PremiereAuthNotifier,
+  PushDispatcher,
+  type PushSender,
+  createPushSender,
+  topologyRouterNames,
+  notificationsRoutes,
+  NotificationsService,
+} from './modules/notifications/index.js';
+import {
+  agentRadiusRelay,
+  type NasDirectory,
+  RadiusService,
+  type RadiusServiceOptions,
+  type RadiusAddresses,
+} from './radius/index.js';
 import { loadOrCreateSecret } from './secrets.js';
 import { VERSION } from './version.js';
 

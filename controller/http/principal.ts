@@ -1,4 +1,5 @@
-import type { AccountKind } from '../modules/accounts/tables.js';
+// The kinds of account a route may admit (the accounts module stores them; routes only name them).
+export type AccountKind = 'client' | 'technician' | 'partner' | 'admin';
 
 /** Who is calling. `tenantId` scopes every query: the client (manager) the caller belongs to. */
 export interface AccountPrincipal {

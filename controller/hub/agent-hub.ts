@@ -13,7 +13,7 @@ import { signingKey, type KeyPair, type SigningKey } from '../../protocol/index.
 import { iso, type Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { AllocationsService } from '../modules/allocations/service.js';
+import type { AllocationsService } from '../modules/allocations/index.js';
 import { AgentSession, AgentSocket, type RadiusRelayHandler, type SessionHost } from './agent-session.js';
 import type { CommandService, LocalLinks } from './command-service.js';
 import type { CommandSignals } from './command-signals.js';

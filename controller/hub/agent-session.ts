@@ -37,7 +37,7 @@ import {
 } from '../../protocol/index.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
-import type { AllocationsService } from '../modules/allocations/service.js';
+import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
 import type { AgentCommandsTable } from './tables.js';
 

@@ -13,7 +13,7 @@ import { iso, type Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { AllocationsService } from '../modules/allocations/service.js';
+import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandSignals } from './command-signals.js';
 import * as q from './command-queries.js';
 import { CommandStatements, type Outcome } from './command-statements.js';

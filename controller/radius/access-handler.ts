@@ -3,7 +3,7 @@
 // its profile's) or Reject.
 import radius from 'radius';
 import type { Clock } from '../core/clock.js';
-import { decideAuth, type AuthTicket, type RejectReason } from '../modules/tickets/ticket-rules.js';
+import { decideAuth, type AuthTicket, type RejectReason } from '../modules/tickets/index.js';
 import type { NasEntry } from './nas-directory.js';
 import { ATTR, chapMatches, findAttribute, papMatches } from './packet-crypto.js';
 import { encodeReply, grantBytes } from './reply-builder.js';

@@ -2,7 +2,7 @@
 // authentication, then the accounting reports and the ticket usage they imply.
 import { newId } from '../core/ids.js';
 import type { Db } from '../db/database.js';
-import type { TicketsService } from '../modules/tickets/service.js';
+import type { TicketsService } from '../modules/tickets/index.js';
 import * as q from './queries.js';
 import { sessionRow } from './session-update.js';
 import { padToStatementSize } from './statement-padding.js';

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { JobDefinition } from '../jobs/scheduler.js';
 import type { Logger } from '../logger.js';
-import type { TicketsService } from '../modules/tickets/service.js';
+import type { TicketsService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
 import { AccountingHandler } from './accounting-handler.js';
 import { bookkeeping } from './bookkeeping.js';

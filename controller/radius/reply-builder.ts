@@ -7,8 +7,7 @@
 // Proxy-State copied as they came, signed in place: on the hot path, re-encoding the same
 // attributes through the dictionary cost more than both MD5s of the signature.
 import radius from 'radius';
-import { splitGigawords } from '../modules/tickets/limits.js';
-import type { Grant } from '../modules/tickets/ticket-rules.js';
+import { splitGigawords, type Grant } from '../modules/tickets/index.js';
 import { MIKROTIK_VENDOR_ID } from './dictionary.js';
 import { ATTR, CODE, HEADER_LENGTH, MAX_PACKET_LENGTH, signReply } from './packet-crypto.js';
 

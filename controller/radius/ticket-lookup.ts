@@ -1,8 +1,7 @@
 // Authentication lookups of requests that arrive together (one I/O turn) go to the database as
 // one query per tenant instead of one per request: each statement run costs more than the rows.
 // A lookup waits at most until the end of the current turn.
-import type { TicketsService } from '../modules/tickets/service.js';
-import type { AuthTicket } from '../modules/tickets/ticket-rules.js';
+import type { TicketsService, AuthTicket } from '../modules/tickets/index.js';
 import { padToStatementSize } from './statement-padding.js';
 
 interface Pending {

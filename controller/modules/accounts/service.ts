@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { AccountPrincipal } from '../../http/principal.js';
 import type { JwtIssuer } from './jwt.js';
-import { decoyHash, hashPassword, passwordWeakness, verifyPassword } from './password.js';
+import { decoyHash, hashPassword, passwordWeakness, verifyPassword } from '../../core/password.js';
 import * as q from './queries.js';
 import type { AccountKind, AccountsTable } from './tables.js';
 

@@ -1,4 +1,6 @@
-export type AccountKind = 'client' | 'technician' | 'partner' | 'admin';
+import type { AccountKind } from '../../http/principal.js';
+
+export type { AccountKind };
 
 export interface AccountsTable {
   id: string;

@@ -4,7 +4,7 @@
 // run of the same day (another instance, a manual run) send nothing new.
 import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
-import type { NotificationsService } from '../notifications/service.js';
+import type { NotificationsService } from '../notifications/index.js';
 import { reportDate } from './day.js';
 import type { AffluenceReport } from './report.js';
 import type { AffluenceService } from './service.js';

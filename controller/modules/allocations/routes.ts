@@ -1,4 +1,4 @@
-import type { CommandService } from '../../hub/command-service.js';
+import type { CommandService } from '../../hub/index.js';
 import type { Api } from '../../http/api.js';
 import { allocationParams, commandParams, createAllocationBody, enqueueCommandBody } from './schemas.js';
 import type { AllocationsService } from './service.js';

@@ -2,7 +2,7 @@ import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
-import type { AccountsService } from '../accounts/service.js';
+import type { AccountsService } from '../accounts/index.js';
 import * as q from './queries.js';
 import type { LicencesTable } from './tables.js';
 

@@ -1,12 +1,12 @@
 import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
-import type { CommandService } from '../../hub/command-service.js';
+import type { CommandService } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
-import type { AllocationsService } from '../allocations/service.js';
-import type { LicencesService } from '../licences/service.js';
-import type { NasService } from '../nas/service.js';
-import type { NotificationsService } from '../notifications/service.js';
-import type { TicketsService } from '../tickets/service.js';
+import type { AllocationsService } from '../allocations/index.js';
+import type { LicencesService } from '../licences/index.js';
+import type { NasService } from '../nas/index.js';
+import type { NotificationsService } from '../notifications/index.js';
+import type { TicketsService } from '../tickets/index.js';
 
 export interface MigrationOptions {
   /** How long a run holds its router without renewing (a dead controller's run frees it after this). */

@@ -1,6 +1,6 @@
 // Step 1, the migration inventory: read only, through the agent. Local accounts are read as names
 // (a plain print, not `count-only`): null when they could not be read, never a guessed zero.
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import type { MigrationDeps } from './deps.js';
 import { callRouter, outcomeReason } from './router-calls.js';
 import {

@@ -10,7 +10,7 @@
 import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import { decodeAccounts, encodeAccounts, type BackupAccounts, type ExportedUser } from './backup-accounts.js';
 import type { MigrationDeps } from './deps.js';
 import { runFailed, type MigrationErrorCode } from './errors.js';

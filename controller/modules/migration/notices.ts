@@ -1,7 +1,7 @@
 // RADIUS_MIGRATION notifications: one per step of a run (SAUVEGARDE, IMPORT, RETRAIT_LOCAL,
 // ARMEMENT, ECHEC), in French like the rest of the manager's texts, with the counts.
 import type { Logger } from '../../logger.js';
-import type { NotificationsService } from '../notifications/service.js';
+import type { NotificationsService } from '../notifications/index.js';
 
 export const MIGRATION_NOTIFICATION = 'RADIUS_MIGRATION';
 

@@ -3,7 +3,7 @@
 // account is back. The binary backup file is never restored; the `/radius` entry stays.
 import { HOTSPOT_USERS_RESTORE_BATCH } from '../../../protocol/index.js';
 import { iso } from '../../core/clock.js';
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import { decodeAccounts, type BackupAccounts } from './backup-accounts.js';
 import type { MigrationDeps } from './deps.js';
 import { runFailed, type ReturnErrorCode } from './errors.js';

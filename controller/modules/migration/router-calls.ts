@@ -6,7 +6,7 @@ import {
   type CommandOutput,
   type CommandParams,
 } from '../../../protocol/index.js';
-import { runOnAgent, type AgentOutcome } from '../../hub/run-on-agent.js';
+import { runOnAgent, type AgentOutcome } from '../../hub/index.js';
 import type { MigrationDeps } from './deps.js';
 
 export interface RouterTarget {

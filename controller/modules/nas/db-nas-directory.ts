@@ -2,7 +2,7 @@
 // (misses included) are cached for a few seconds; this instance drops its cache on every NAS
 // change it makes, other instances see a change within the TTL.
 import type { Db } from '../../db/database.js';
-import { normaliseIp, type NasDirectory, type NasEntry } from '../../radius/nas-directory.js';
+import { normaliseIp, type NasDirectory, type NasEntry } from '../../radius/index.js';
 import * as q from './queries.js';
 
 /** Prefix of a NAS's `nasname` when its RADIUS arrives through the site agent's relay. */

@@ -1,7 +1,7 @@
 // The refusals of the NAS routes, built in one place so their bodies stay exactly as the contract
 // shows them. None of them ever carries the RADIUS secret.
 import { AppError } from '../../core/app-error.js';
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import { provisioningBlock } from './nas-view.js';
 import type { NasDeploymentsTable, NasTable } from './tables.js';
 

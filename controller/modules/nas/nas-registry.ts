@@ -11,7 +11,7 @@ import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import { relayIdentity, type DbNasDirectory } from './db-nas-directory.js';
 import { nasNotFound } from './errors.js';
 import { shortnameFor } from './nas-view.js';

@@ -4,7 +4,7 @@
 import type { Context } from 'koa';
 import type { Api } from '../../http/api.js';
 import type { Principal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/service.js';
+import type { LicencesService } from '../licences/index.js';
 import { enrolBodyDoc, parseEnrolBody } from './schemas.js';
 import type { NasService } from './service.js';
 

@@ -5,12 +5,12 @@ import type { Clock } from '../../core/clock.js';
 import { iso } from '../../core/clock.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
-import type { CommandService } from '../../hub/command-service.js';
+import { type CommandService, runOnAgent } from '../../hub/index.js';
 import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
-import type { NasEntry } from '../../radius/nas-directory.js';
-import type { AllocationView, AllocationsService } from '../allocations/service.js';
-import type { TicketsService } from '../tickets/service.js';
+import type { NasEntry } from '../../radius/index.js';
+import type { AllocationView, AllocationsService } from '../allocations/index.js';
+import type { TicketsService } from '../tickets/index.js';
 import type { DbNasDirectory } from './db-nas-directory.js';
 import { NasDeployment, type DeploymentResult } from './deployment.js';
 import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
@@ -32,7 +32,6 @@ import {
   SCRIPT_NAME,
   type RadiusTarget,
 } from './provisioning-script.js';
-import { runOnAgent } from '../../hub/run-on-agent.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
 import { buildTopology, type Topology } from './topology.js';

@@ -1,6 +1,6 @@
 // GET /topology: the client's ACTIVE NAS as one PRIMARY and its MEMBERs, with the anomalies a
 // manager should see (a warning per router that is not operational, per pending enrolment).
-import type { AllocationView } from '../allocations/service.js';
+import type { AllocationView } from '../allocations/index.js';
 import { nasView, type NasView } from './nas-view.js';
 import type { NasTable } from './tables.js';
 

@@ -3,9 +3,8 @@
 // reason, not an error: the app polls this after a 409 and must get an answer either way.
 import { createHash } from 'node:crypto';
 import type { CommandOutput } from '../../../protocol/index.js';
-import type { CommandService } from '../../hub/command-service.js';
-import type { AllocationView } from '../allocations/service.js';
-import { runOnAgent } from '../../hub/run-on-agent.js';
+import { type CommandService, runOnAgent } from '../../hub/index.js';
+import type { AllocationView } from '../allocations/index.js';
 import { tunnelStatus } from './nas-view.js';
 import { nasComment, type RadiusTarget } from './provisioning-script.js';
 import type { NasTable } from './tables.js';

@@ -3,7 +3,7 @@
 // the notification of rank n has the key `premiere:n` (n ≤ 5), unique per client, so a restart or
 // two instances racing can never make a sixth. Work is queued off the RADIUS reply path.
 import type { Logger } from '../../logger.js';
-import type { AcceptedEvent } from '../../radius/radius-service.js';
+import type { AcceptedEvent } from '../../radius/index.js';
 import type { RouterNames } from './router-names.js';
 import type { NotificationsService } from './service.js';
 

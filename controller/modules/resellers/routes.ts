@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { AppError } from '../../core/app-error.js';
 import type { Api } from '../../http/api.js';
 import type { Principal, ResellerPrincipal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/service.js';
+import type { LicencesService } from '../licences/index.js';
 import type { ResellersService } from './service.js';
 import {
   batchBody,

@@ -2,7 +2,7 @@
 // router kept, without uploading anything (document 1, "Takeover"). Registered apart from routes.ts.
 import { z } from 'zod';
 import type { Api } from '../../http/api.js';
-import type { LicencesService } from '../licences/service.js';
+import type { LicencesService } from '../licences/index.js';
 import type { TakeoverService } from './takeover-service.js';
 
 export const takeoverBody = z.object({

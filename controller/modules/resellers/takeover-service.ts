@@ -8,7 +8,7 @@ import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { runRouterCommand, type RouterCommandDeps } from '../sales/router-command.js';
+import { runRouterCommand, type RouterCommandDeps } from '../sales/index.js';
 import * as q from './queries.js';
 import type { ResellerLedgerTable, ResellersTable } from './tables.js';
 import {

@@ -8,8 +8,8 @@ import {
   type CommandParams,
 } from '../../../protocol/index.js';
 import { AppError } from '../../core/app-error.js';
-import type { CommandService } from '../../hub/command-service.js';
-import type { AllocationsService } from '../allocations/service.js';
+import type { CommandService } from '../../hub/index.js';
+import type { AllocationsService } from '../allocations/index.js';
 
 export interface RouterCommandDeps {
   allocations: AllocationsService;

@@ -2,7 +2,7 @@
 // docs/decisions.md). Every answer names its registry, as document 1 asks of each screen.
 import type { Api } from '../../http/api.js';
 import type { Principal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/service.js';
+import type { LicencesService } from '../licences/index.js';
 import { importBody, salesQuery, summaryQuery } from './schemas.js';
 import { REGISTRY, type SalesService } from './service.js';
 

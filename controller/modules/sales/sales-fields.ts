@@ -1,5 +1,5 @@
 // The small fields of a sales record: price text, MAC address, seller tag.
-import { normaliseUsername } from '../resellers/username.js';
+import { normaliseUsername } from '../resellers/index.js';
 
 /**
  * Integer XOF from what the app wrote: `500`, `1000F`, `1 000 F`, `1.000`, `2000 FCFA`, `500.00`.

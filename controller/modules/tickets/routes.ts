@@ -1,5 +1,5 @@
 import type { Api } from '../../http/api.js';
-import type { LicencesService } from '../licences/service.js';
+import type { LicencesService } from '../licences/index.js';
 import type { TicketsService } from './service.js';
 import type { TicketStatus } from './tables.js';
 import {

@@ -3,7 +3,7 @@ import {
   hashPassword,
   passwordWeakness,
   verifyPassword,
-} from '../../../controller/modules/accounts/password.js';
+} from '../../../controller/core/password.js';
 
 describe('password rules', () => {
   const accepted = ['abcd1234', 'Tr0ub4dor&3', 'motdepasse2026', 'a1b2c3d4', 'abc1'.repeat(32)];

@@ -1,0 +1,3 @@
+// The allocations module's public surface: other modules and the composition root import from here only.
+export { AllocationsService, type AllocationView } from './service.js';
+export { allocationsRoutes } from './routes.js';

@@ -1,0 +1,3 @@
+// The licences module's public surface: other modules and the composition root import from here only.
+export { LicencesService } from './service.js';
+export { licencesRoutes } from './routes.js';
