@@ -4,7 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { createController } from './controller.js';
 import { createLogger } from './logger.js';
 import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateDatabase } from './modules/build-modules.js';
 import { serve } from './serve.js';
 import { AppError } from './core/app-error.js';
 import { VERSION } from './version.js';
@@ -30,7 +30,7 @@ withCommonOptions(program.command('migrate').description('apply database migrati
   async (opts) => {
     const handle = await openDatabase(config(opts).db);
     try {
-      const applied = await migrateToLatest(handle.db, handle.caps);
+      const applied = await migrateDatabase(handle);
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database already up to date');
     } finally {
       await handle.close();

@@ -10,103 +10,18 @@ import { defaultPublicUrl, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { ManualClock, systemClock, type Clock } from './core/clock.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
-import {
-  AgentHub,
-  type AgentHubOptions,
-  LocalCommandSignals,
-  CommandService,
-  loadControllerIdentity,
-} from './hub/index.js';
 import { Api } from './http/api.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { RateLimiter, ipQuota } from './http/rate-limiter.js';
 import { requestLogger } from './http/request-logger.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { JwtIssuer, accountsRoutes, AccountsService } from './modules/accounts/index.js';
-import { adminRoutes } from './modules/admin/index.js';
-import { allocationsRoutes, AllocationsService } from './modules/allocations/index.js';
-import { healthRoutes } from './modules/health/index.js';
-import { licencesRoutes, LicencesService } from './modules/licences/index.js';
-import { ticketsRoutes, TicketsService } from './modules/tickets/index.js';
-import {
-  resellersRoutes,
-  ResellersService,
-  takeoverRoutes,
-  TakeoverService,
-} from './modules/resellers/index.js';
-import { salesRoutes, SalesService } from './modules/sales/index.js';
-import { nasEnrolBodyGuard, DbNasDirectory, nasRoutes, NasService } from './modules/nas/index.js';
-import {
-  affluenceReportJob,
-  topologyRadiusRouters,
-  affluenceRoutes,
-  AffluenceService,
-} from './modules/affluence/index.js';
-import {
-  MigrationService,
-  migrationRoutes,
-  DEFAULT_MIGRATION_OPTIONS,
-  type MigrationOptions,
-} from './modules/migration/index.js';
-import {
-  type HttpClient,
-  PremiereAuthNotifier,
-  PushDispatcher,
-  type PushSender,
-  createPushSender,
-  topologyRouterNames,
-  notificationsRoutes,
-  NotificationsService,
-} from './modules/notifications/index.js';
-import {
-  agentRadiusRelay,
-  type NasDirectory,
-  RadiusService,
-  type RadiusServiceOptions,
-  type RadiusAddresses,
-} from './radius/index.js';
-import { loadOrCreateSecret } from './secrets.js';
+import { buildModules, migrateDatabase } from './modules/build-modules.js';
+import type { ControllerOptions, Services } from './modules/registry.js';
+import type { RadiusAddresses } from './radius/index.js';
 import { VERSION } from './version.js';
 
-export interface ControllerOptions {
-  config: Config;
-  logger: Logger;
-  /** Tests inject a clock or an already-open database (e.g. a fresh PostgreSQL schema). */
-  clock?: Clock;
-  database?: DatabaseHandle;
-  /** Tests shorten the hub's timers (handshake timeout, heartbeat, sweep). */
-  hub?: Partial<Omit<AgentHubOptions, 'instanceId'>>;
-  /** Where RADIUS finds each NAS and its secret: the NAS table unless a test or bench injects one. */
-  nasDirectory?: NasDirectory;
-  /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
-  radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
-  /** Tests shorten the run lease and the agent command waits; the flags always come from the config. */
-  migration?: Partial<Omit<MigrationOptions, 'watchEnabled' | 'autoConfirm'>>;
-  /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
-  pushSender?: PushSender;
-  httpClient?: HttpClient;
-}
-
-export interface Services {
-  accounts: AccountsService;
-  licences: LicencesService;
-  scheduler: Scheduler;
-  allocations: AllocationsService;
-  commands: CommandService;
-  hub: AgentHub;
-  tickets: TicketsService;
-  resellers: ResellersService;
-  takeover: TakeoverService;
-  sales: SalesService;
-  radius: RadiusService;
-  nas: NasService;
-  notifications: NotificationsService;
-  premiere: PremiereAuthNotifier;
-  affluence: AffluenceService;
-  migration: MigrationService;
-}
+export type { ControllerOptions, Services };
 
 export class Controller {
   #server: Server | undefined;
@@ -189,162 +104,32 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const { config, logger } = options;
   const clock = options.clock ?? (config.clock === 'manual' ? new ManualClock() : systemClock);
   const database = options.database ?? (await openDatabase(config.db));
-  await migrateToLatest(database.db, database.caps);
+  await migrateDatabase(database);
 
-  const jwtSecret = config.jwtSecret ?? loadOrCreateSecret(config.dataDir, 'jwt-secret');
-  const accounts = new AccountsService(
-    database.db,
-    clock,
-    new JwtIssuer(jwtSecret, config.jwtTtlDays, clock),
-  );
-  const licences = new LicencesService(database.db, clock, accounts);
   const scheduler = new Scheduler(database.db, clock, config.instanceId, logger);
-
-  const hubOptions: AgentHubOptions = { ...options.hub, instanceId: config.instanceId };
-  const allocations = new AllocationsService(database.db, clock, logger, {
-    publicUrl: () => config.publicUrl ?? defaultPublicUrl(config.host, controller.boundPort ?? config.port),
-    // Three missed heartbeats: the instance holding the link has stopped refreshing it.
-    linkStaleMs: 3 * (hubOptions.heartbeatMs ?? 30_000),
-  });
-  const signals = new LocalCommandSignals();
-  const commands = new CommandService(database.db, clock, signals, allocations, logger);
-  const hub = new AgentHub(
+  const built = await buildModules(
     {
       db: database.db,
+      caps: database.caps,
       clock,
       logger,
-      identity: await loadControllerIdentity(config.dataDir),
-      allocations,
-      commands,
-      signals,
-      // Built below (RADIUS needs the tickets service); frames only arrive once listening.
-      radiusRelay: (allocationId, clientId, frame) => relayRadius(allocationId, clientId, frame),
+      config,
+      options,
+      // The controller is declared below; the URL is read only once requests arrive.
+      publicUrl: () => config.publicUrl ?? defaultPublicUrl(config.host, controller.boundPort ?? config.port),
     },
-    hubOptions,
+    { scheduler },
   );
-  scheduler.register({
-    name: 'AGENT_COMMAND_EXPIRY',
-    cadence: { everyMs: 30_000 },
-    run: (now) => commands.expireOverdue(now),
-  });
-  const tickets = new TicketsService(database.db, database.caps, clock);
-  const nasDirectory = new DbNasDirectory(database.db);
-  const radius = new RadiusService(
-    {
-      db: database.db,
-      clock,
-      logger,
-      tickets,
-      nas: options.nasDirectory ?? nasDirectory,
-    },
-    { ...options.radius, interimSeconds: config.radiusInterimSeconds },
-  );
-  scheduler.register(radius.staleSessionsJob());
-  const relayRadius = agentRadiusRelay({
-    handle: (kind, msg, source, nas) => radius.handle(kind, msg, source, nas),
-    forAllocation: (allocationId) => nasDirectory.forAllocation(allocationId),
-    logger,
-  });
-  const resellers = new ResellersService(database.db, database.caps, clock, tickets);
-  // Both read the router through its agent (never a transaction open while they wait).
-  const takeover = new TakeoverService(database.db, database.caps, clock, { allocations, commands });
-  const sales = new SalesService(database.db, database.caps, clock, { allocations, commands });
-  const nas = new NasService({
-    db: database.db,
-    caps: database.caps,
-    clock,
-    logger,
-    allocations,
-    commands,
-    tickets,
-    sessions: radius,
-    directory: nasDirectory,
-    target: {
-      address: config.radiusRelayAddress,
-      authPort: config.radiusRelayAuthPort,
-      acctPort: config.radiusRelayAcctPort,
-      interimSeconds: config.radiusInterimSeconds,
-    },
-    bridgeTimeoutMs: config.nasBridgeTimeoutMs,
-  });
-  scheduler.register(nas.deploymentSweepJob());
-  const notifications = new NotificationsService(database.db, clock);
-  const pushSender =
-    options.pushSender ??
-    (await createPushSender({
-      fcmServiceAccount: config.fcmServiceAccount,
-      fcmProjectId: config.fcmProjectId,
-      clock,
-      logger,
-      devices: notifications,
-      http: options.httpClient,
-    }));
-  scheduler.register(new PushDispatcher(database.db, clock, pushSender, logger).job());
-  const premiere = new PremiereAuthNotifier({ notifications, names: topologyRouterNames(nas), logger });
-  radius.onAccepted(premiere.listener);
-  const affluence = new AffluenceService(database.db, clock, topologyRadiusRouters(nas));
-  scheduler.register(
-    affluenceReportJob({
-      affluence,
-      notifications,
-      logger,
-      enabled: () => config.radiusAffluenceReportEnabled,
-    }),
-  );
-  const migration = new MigrationService({
-    db: database.db,
-    clock,
-    logger,
-    allocations,
-    commands,
-    licences,
-    tickets,
-    nas,
-    radius,
-    notifications,
-    options: {
-      ...DEFAULT_MIGRATION_OPTIONS,
-      leaseMs: config.migrationLeaseMs,
-      ...options.migration,
-      watchEnabled: () => config.radiusMigrationWatchEnabled,
-      autoConfirm: () => config.radiusReadyAutoConfirmEnabled,
-    },
-  });
-  scheduler.register(migration.watchJob());
-  const services: Services = {
-    accounts,
-    licences,
-    scheduler,
-    allocations,
-    commands,
-    hub,
-    tickets,
-    resellers,
-    takeover,
-    sales,
-    radius,
-    nas,
-    notifications,
-    premiere,
-    affluence,
-    migration,
-  };
+  const { services } = built;
+  for (const job of built.jobs) scheduler.register(job);
 
   const router = new Router();
-  const api = new Api(router, [accounts.authenticate, resellers.authenticate]);
-  healthRoutes(api, { db: database.db, version: VERSION });
-  accountsRoutes(api, accounts);
-  licencesRoutes(api, licences);
-  allocationsRoutes(api, allocations, commands);
-  ticketsRoutes(api, tickets, licences);
-  resellersRoutes(api, { resellers, licences });
-  takeoverRoutes(api, { takeover, licences });
-  salesRoutes(api, { sales, licences });
-  nasRoutes(api, { nas, licences });
-  notificationsRoutes(api, notifications);
-  affluenceRoutes(api, affluence);
-  migrationRoutes(api, migration);
-  adminRoutes(api, { clock, scheduler, jobRunRoute: config.jobRunRoute });
+  const api = new Api(
+    router,
+    [services.accounts.authenticate, services.resellers.authenticate],
+    (tenantId, product) => services.licences.requireActive(tenantId, product),
+  );
+  built.routes(api);
   api.route(
     {
       method: 'get',
@@ -363,12 +148,11 @@ export async function createController(options: ControllerOptions): Promise<Cont
   app.use(requestLogger(logger));
   app.use(errorMiddleware(logger));
   if (config.apiQuota) app.use(ipQuota(new RateLimiter(config.apiQuota, clock)));
-  app.use(nasEnrolBodyGuard());
+  for (const middleware of built.beforeBodyParser) app.use(middleware);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.bodyLimit, encoding: 'utf-8' }));
   app.use(router.routes());
   app.use(router.allowedMethods());
 
-  // Declared last; the public URL closure above reads it only once requests arrive.
   const controller = new Controller(app, api, services, database, clock, config, logger);
   return controller;
 }

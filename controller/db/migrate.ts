@@ -1,5 +1,6 @@
 // Runs the migrations, in name order, under Kysely's migration lock: two controllers starting
-// at once on one database apply each migration exactly once.
+// at once on one database apply each migration exactly once. The numbered files here are the
+// history; a module added since declares its own migrations (controller/modules/registry.ts).
 import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { DialectCapabilities } from './capabilities.js';
 import type { Db } from './database.js';
@@ -16,7 +17,7 @@ import * as m0009 from './migrations/0009-ticket-limits.js';
 import * as m0010 from './migrations/0010-radius-migration.js';
 import * as m0011 from './migrations/0011-ticket-list-covering.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+const HISTORY: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-agent-link': m0002,
   '0003-radius': m0003,
@@ -30,15 +31,24 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-ticket-list-covering': m0011,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
-
 export class MigrationError extends Error {}
 
 /**
  * Pass the handle's capabilities so that, on PostgreSQL, the migration tables of this schema are
  * used, and on SQLite the planner gets statistics for the tables it has none for.
  */
-export async function migrateToLatest(db: Db, caps?: DialectCapabilities): Promise<string[]> {
+export async function migrateToLatest(
+  db: Db,
+  caps?: DialectCapabilities,
+  moduleMigrations: Readonly<Record<string, Migration>> = {},
+): Promise<string[]> {
+  const all: Record<string, Migration> = { ...HISTORY };
+  for (const [name, migration] of Object.entries(moduleMigrations)) {
+    if (name in all || !/^\d{4}-[a-z0-9-]+$/.test(name))
+      throw new MigrationError(`migration name ${name} is taken or malformed`);
+    all[name] = migration;
+  }
+  const provider: MigrationProvider = { getMigrations: async () => all };
   const schema = caps?.dialect === 'postgres' ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result: MigrationResultSet = await migrator.migrateToLatest();
@@ -57,3 +67,17 @@ async function currentSchema(db: Db): Promise<string | undefined> {
   const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
   return rows[0]?.schema ?? undefined;
 }
+
+/** The tables of this database (this schema on PostgreSQL), without the engine's own. */
+export async function listTables(db: Db, caps: DialectCapabilities): Promise<string[]> {
+  const { rows } =
+    caps.dialect === 'postgres'
+      ? await sql<{ name: string }>`select table_name as name from information_schema.tables
+          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
+      : await sql<{ name: string }>`select name from sqlite_master
+          where type = 'table' and substr(name, 1, 7) <> 'sqlite_'`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+/** Tables the controller itself keeps (migration bookkeeping, job leases); modules own the rest. */
+export const INFRASTRUCTURE_TABLES = ['kysely_migration', 'kysely_migration_lock', 'job_leases'] as const;

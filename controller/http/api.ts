@@ -1,6 +1,6 @@
-// Route registration in one place: each route declares its method, path, auth and the zod
-// schemas of its body, query and params. The same declaration validates requests and feeds
-// the OpenAPI document, so the two can never disagree.
+// Route registration in one place: each route declares its method, path, auth, the licence it
+// needs and the zod schemas of its body, query and params. The same declaration validates
+// requests and feeds the OpenAPI document, so the two can never disagree.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
@@ -24,7 +24,18 @@ export interface RouteSpec<B extends z.ZodType, Q extends z.ZodType, P extends z
   status?: number;
   /** A per-principal limiter (money and programme routes). */
   limiter?: RateLimiter;
+  /**
+   * The product whose licence the caller's tenant must hold (403 with the licence's code when it
+   * is not active). Checked for account callers once the input is valid, before the handler; a
+   * reseller is admitted by its own token.
+   */
+  licence?: LicensedProduct;
 }
+
+export type LicensedProduct = 'RADIUS';
+
+/** Throws the licence's AppError when the tenant does not hold an active licence for the product. */
+export type LicenceGate = (tenantId: string, product: LicensedProduct) => Promise<void>;
 
 export interface RouteInput<B, Q, P> {
   body: B;
@@ -43,10 +54,12 @@ export class Api {
   readonly routes: RegisteredRoute[] = [];
   readonly #router: Router;
   readonly #strategies: AuthStrategy[];
+  readonly #licences: LicenceGate;
 
-  constructor(router: Router, strategies: AuthStrategy[]) {
+  constructor(router: Router, strategies: AuthStrategy[], licences: LicenceGate) {
     this.#router = router;
     this.#strategies = strategies;
+    this.#licences = licences;
   }
 
   route<B extends z.ZodType = never, Q extends z.ZodType = never, P extends z.ZodType = never>(
@@ -66,6 +79,8 @@ export class Api {
         body: (spec.body ? parseOrThrow(spec.body, ctx.request.body ?? {}, 'body') : undefined) as Out<B>,
         principal,
       };
+      if (spec.licence && principal?.type === 'account')
+        await this.#licences(principal.tenantId, spec.licence);
       const result = await handler(ctx, input);
       if (result !== undefined) {
         ctx.status = spec.status ?? 200;

@@ -73,7 +73,8 @@ export class AgentHub implements SessionHost, LocalLinks {
   readonly signingKey: SigningKey;
   readonly heartbeatSeconds: number;
   readonly handshakeTimeoutMs: number;
-  readonly radiusRelay: RadiusRelayHandler | undefined;
+  /** Set once by whoever answers RADIUS for enrolled routers (attachRadiusRelay). */
+  radiusRelay: RadiusRelayHandler | undefined;
 
   readonly #db: Db;
   readonly #instanceId: string;
@@ -187,7 +188,14 @@ export class AgentHub implements SessionHost, LocalLinks {
     });
   }
 
+  /** The RADIUS server is built after the hub: it hands its relay handler over here. */
+  attachRadiusRelay(handler: RadiusRelayHandler): void {
+    if (this.radiusRelay) throw new Error('the RADIUS relay is already attached');
+    this.radiusRelay = handler;
+  }
+
   /** Starts the heartbeat, the cross-instance sweep and the handshake deadlines. */
+
   start(): void {
     const every = (ms: number, fn: () => void) => {
       const timer = setInterval(fn, ms);

@@ -4,3 +4,5 @@ export { CommandService } from './command-service.js';
 export { LocalCommandSignals } from './command-signals.js';
 export { loadControllerIdentity } from './controller-identity.js';
 export { runOnAgent, type AgentOutcome } from './run-on-agent.js';
+export { hubModule } from './module.js';
+export type { HubTables } from './tables.js';

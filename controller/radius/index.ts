@@ -4,3 +4,5 @@ export type { AcceptedEvent } from './access-handler.js';
 export { agentRadiusRelay } from './agent-relay.js';
 export { normaliseIp, type NasDirectory, type NasEntry } from './nas-directory.js';
 export type { RadiusAddresses } from './udp-listener.js';
+export { radiusModule } from './module.js';
+export type { RadiusTables } from './tables.js';

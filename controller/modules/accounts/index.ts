@@ -2,3 +2,5 @@
 export { AccountsService } from './service.js';
 export { JwtIssuer } from './jwt.js';
 export { accountsRoutes } from './routes.js';
+export { accountsModule } from './module.js';
+export type { AccountsTables } from './tables.js';

@@ -2,7 +2,8 @@ import type { Api } from '../../http/api.js';
 import type { AccountsService } from './service.js';
 import { loginBody, registerBody } from './schemas.js';
 
-export function accountsRoutes(api: Api, accounts: AccountsService): void {
+export function accountsRoutes(api: Api, deps: { accounts: AccountsService }): void {
+  const { accounts } = deps;
   api.route(
     {
       method: 'post',

@@ -1,2 +1,3 @@
 // The admin module's public surface: other modules and the composition root import from here only.
 export { adminRoutes } from './routes.js';
+export { adminModule } from './module.js';

@@ -4,7 +4,8 @@ import type { Api } from '../../http/api.js';
 import { affluenceQuery } from './schemas.js';
 import type { AffluenceService } from './service.js';
 
-export function affluenceRoutes(api: Api, affluence: AffluenceService): void {
+export function affluenceRoutes(api: Api, deps: { affluence: AffluenceService }): void {
+  const { affluence } = deps;
   api.route(
     {
       method: 'get',

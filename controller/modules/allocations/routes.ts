@@ -4,7 +4,11 @@ import { allocationParams, commandParams, createAllocationBody, enqueueCommandBo
 import type { AllocationsService } from './service.js';
 import { AppError } from '../../core/app-error.js';
 
-export function allocationsRoutes(api: Api, allocations: AllocationsService, commands: CommandService): void {
+export function allocationsRoutes(
+  api: Api,
+  deps: { allocations: AllocationsService; commands: CommandService },
+): void {
+  const { allocations, commands } = deps;
   api.route(
     {
       method: 'post',

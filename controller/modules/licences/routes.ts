@@ -2,7 +2,8 @@ import type { Api } from '../../http/api.js';
 import type { LicencesService } from './service.js';
 import { grantBody } from './schemas.js';
 
-export function licencesRoutes(api: Api, licences: LicencesService): void {
+export function licencesRoutes(api: Api, deps: { licences: LicencesService }): void {
+  const { licences } = deps;
   api.route(
     {
       method: 'post',

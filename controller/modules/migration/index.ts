@@ -2,3 +2,5 @@
 export { MigrationService } from './service.js';
 export { migrationRoutes } from './routes.js';
 export { DEFAULT_MIGRATION_OPTIONS, type MigrationOptions } from './deps.js';
+export { migrationModule } from './module.js';
+export type { MigrationTables } from './tables.js';

@@ -7,7 +7,8 @@ const BASE = '/api/v1/radius/admin/migration';
 const tags = ['migration'];
 const auth = ['admin'] as const;
 
-export function migrationRoutes(api: Api, migration: MigrationService): void {
+export function migrationRoutes(api: Api, deps: { migration: MigrationService }): void {
+  const { migration } = deps;
   api.route(
     {
       method: 'get',

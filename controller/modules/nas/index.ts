@@ -3,3 +3,5 @@ export { NasService } from './service.js';
 export { nasRoutes } from './routes.js';
 export { nasEnrolBodyGuard } from './body-guard.js';
 export { DbNasDirectory } from './db-nas-directory.js';
+export { nasModule } from './module.js';
+export type { NasTables } from './tables.js';

@@ -4,7 +4,6 @@
 import type { Context } from 'koa';
 import type { Api } from '../../http/api.js';
 import type { Principal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/index.js';
 import { enrolBodyDoc, parseEnrolBody } from './schemas.js';
 import type { NasService } from './service.js';
 
@@ -13,13 +12,11 @@ const tags = ['nas'];
 /** "The topology contract carries version 1.0" (document 1, Versioning). */
 export const CONTRACT_VERSION = '1.0';
 
-export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesService }): void {
-  const { nas, licences } = deps;
-  const tenant = async (ctx: Context, principal: Principal | null): Promise<string> => {
-    const clientId = principal!.tenantId;
-    await licences.requireActive(clientId, 'RADIUS');
+export function nasRoutes(api: Api, deps: { nas: NasService }): void {
+  const { nas } = deps;
+  const tenant = (ctx: Context, principal: Principal | null): string => {
     ctx.set('X-Contract-Version', CONTRACT_VERSION);
-    return clientId;
+    return principal!.tenantId;
   };
   const auth = ['client'] as const;
 
@@ -30,8 +27,9 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: "The client's RADIUS routers: the PRIMARY, the MEMBERs and the anomalies",
       tags,
       auth,
+      licence: 'RADIUS',
     },
-    async (ctx, { principal }) => ({ success: true, ...(await nas.topology(await tenant(ctx, principal))) }),
+    async (ctx, { principal }) => ({ success: true, ...(await nas.topology(tenant(ctx, principal))) }),
   );
 
   api.route(
@@ -41,9 +39,10 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: 'Make an active NAS the PRIMARY (the previous one becomes a MEMBER, atomically)',
       tags,
       auth,
+      licence: 'RADIUS',
     },
     async (ctx, { params, principal }) => {
-      const clientId = await tenant(ctx, principal);
+      const clientId = tenant(ctx, principal);
       const { nasId } = params as { nasId: string };
       const outcome = await nas.promote(clientId, nasId);
       return {
@@ -63,9 +62,10 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: 'Delete a NAS (soft); not the PRIMARY while active members remain',
       tags,
       auth,
+      licence: 'RADIUS',
     },
     async (ctx, { params, principal }) => {
-      const clientId = await tenant(ctx, principal);
+      const clientId = tenant(ctx, principal);
       const removed = await nas.remove(clientId, (params as { nasId: string }).nasId);
       return { success: true, nas_id: removed.id, status: 'DELETED', previous_role: removed.role };
     },
@@ -78,11 +78,12 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: 'Enrol a router as a RADIUS NAS (server-applied, or app_apply: the app applies the script)',
       tags,
       auth,
+      licence: 'RADIUS',
       body: enrolBodyDoc,
       status: 201,
     },
     async (ctx, { principal }) => {
-      const clientId = await tenant(ctx, principal);
+      const clientId = tenant(ctx, principal);
       const input = parseEnrolBody(ctx.request.body);
       return { success: true, ...(await nas.enrol(clientId, input)) };
     },
@@ -95,9 +96,10 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: 'The RouterOS provisioning script of a NAS (holds its RADIUS secret)',
       tags,
       auth,
+      licence: 'RADIUS',
     },
     async (ctx, { params, principal }) => {
-      const clientId = await tenant(ctx, principal);
+      const clientId = tenant(ctx, principal);
       // The script holds the secret: no cache may keep it.
       ctx.set('Cache-Control', 'no-store');
       return { success: true, ...(await nas.provisioning(clientId, (params as { nasId: string }).nasId)) };
@@ -111,9 +113,10 @@ export function nasRoutes(api: Api, deps: { nas: NasService; licences: LicencesS
       summary: "Check the router's RADIUS set-up through its agent; a passing PENDING NAS becomes ACTIVE",
       tags,
       auth,
+      licence: 'RADIUS',
     },
     async (ctx, { params, principal }) => {
-      const clientId = await tenant(ctx, principal);
+      const clientId = tenant(ctx, principal);
       return { success: true, ...(await nas.verify(clientId, (params as { nasId: string }).nasId)) };
     },
   );

@@ -7,3 +7,5 @@ export type { PushSender } from './push-sender.js';
 export type { HttpClient } from './http-client.js';
 export { createPushSender } from './push-setup.js';
 export { topologyRouterNames } from './router-names.js';
+export { notificationsModule } from './module.js';
+export type { NotificationsTables } from './tables.js';

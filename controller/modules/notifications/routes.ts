@@ -8,7 +8,8 @@ const BASE = '/api/v1/notifications';
 const tags = ['notifications'];
 const auth = ['client', 'technician', 'partner', 'admin'] as const;
 
-export function notificationsRoutes(api: Api, notifications: NotificationsService): void {
+export function notificationsRoutes(api: Api, deps: { notifications: NotificationsService }): void {
+  const { notifications } = deps;
   api.route(
     {
       method: 'get',

@@ -4,3 +4,6 @@ export { resellersRoutes } from './routes.js';
 export { TakeoverService } from './takeover-service.js';
 export { takeoverRoutes } from './takeover-routes.js';
 export { normaliseUsername } from './username.js';
+export { resellersModule } from './module.js';
+export type { ResellersTables } from './tables.js';
+export type { TakeoverTables } from './takeover-tables.js';

@@ -4,7 +4,6 @@ import type { Context } from 'koa';
 import { AppError } from '../../core/app-error.js';
 import type { Api } from '../../http/api.js';
 import type { Principal, ResellerPrincipal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/index.js';
 import type { ResellersService } from './service.js';
 import {
   batchBody,
@@ -21,17 +20,9 @@ import {
 const BASE = '/v1/radius';
 const tags = ['resellers'];
 
-export function resellersRoutes(
-  api: Api,
-  deps: { resellers: ResellersService; licences: LicencesService },
-): void {
-  const { resellers, licences } = deps;
-  // Manager routes need a client token and an active RADIUS licence (document 1, Authentication).
-  const manager = async (principal: Principal | null): Promise<string> => {
-    const tenant = principal!.tenantId;
-    await licences.requireActive(tenant, 'RADIUS');
-    return tenant;
-  };
+export function resellersRoutes(api: Api, deps: { resellers: ResellersService }): void {
+  const { resellers } = deps;
+  // Manager routes need a client token and an active RADIUS licence; a reseller's token admits it.
   const asReseller = (principal: Principal | null) => principal as ResellerPrincipal;
 
   api.route(
@@ -41,12 +32,13 @@ export function resellersRoutes(
       summary: 'Create a reseller',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       body: createResellerBody,
       status: 201,
     },
     async (_ctx, { body, principal }) => ({
       success: true,
-      reseller: await resellers.create(await manager(principal), body),
+      reseller: await resellers.create(principal!.tenantId, body),
     }),
   );
 
@@ -57,11 +49,12 @@ export function resellersRoutes(
       summary: 'List resellers (paginated)',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       query: pageQuery,
     },
     async (_ctx, { query, principal }) => ({
       success: true,
-      resellers: await resellers.list(await manager(principal), query.limit, query.offset),
+      resellers: await resellers.list(principal!.tenantId, query.limit, query.offset),
       limit: query.limit,
       offset: query.offset,
     }),
@@ -85,11 +78,12 @@ export function resellersRoutes(
       summary: 'Change caps, commission or suspension (never the balance)',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
       body: updateResellerBody,
     },
     async (_ctx, { params, body, principal }) => {
-      const tenant = await manager(principal);
+      const tenant = principal!.tenantId;
       if (body.balance !== undefined) {
         throw new AppError(
           'BALANCE_NOT_EDITABLE',
@@ -107,10 +101,11 @@ export function resellersRoutes(
       summary: 'Soft-delete a reseller',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
     },
     async (_ctx, { params, principal }) => {
-      await resellers.remove(await manager(principal), params.username);
+      await resellers.remove(principal!.tenantId, params.username);
       return { success: true };
     },
   );
@@ -122,11 +117,12 @@ export function resellersRoutes(
       summary: 'Issue a reseller token (365 days)',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
     },
     async (_ctx, { params, principal }) => ({
       success: true,
-      ...(await resellers.issueToken(await manager(principal), params.username)),
+      ...(await resellers.issueToken(principal!.tenantId, params.username)),
     }),
   );
 
@@ -137,11 +133,12 @@ export function resellersRoutes(
       summary: 'Credit the balance (the only credit path); honours Idempotency-Key',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
       body: topupBody,
     },
     async (ctx, { params, body, principal }) => {
-      const tenant = await manager(principal);
+      const tenant = principal!.tenantId;
       const result = await resellers.topup(tenant, params.username, body.amount, body.reason, headerKey(ctx));
       return { success: true, ...result };
     },
@@ -154,13 +151,14 @@ export function resellersRoutes(
       summary: 'Ledger lines, newest first',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
       query: pageQuery,
     },
     async (_ctx, { params, query, principal }) => ({
       success: true,
       transactions: await resellers.transactions(
-        await manager(principal),
+        principal!.tenantId,
         params.username,
         query.limit,
         query.offset,
@@ -177,12 +175,13 @@ export function resellersRoutes(
       summary: 'Record the desktop-tool intent (the router account is provisioned by the app)',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       params: usernameParam,
       body: desktopToolBody,
     },
     async (_ctx, { params, body, principal }) => ({
       success: true,
-      desktop_tool: await resellers.setDesktopTool(await manager(principal), params.username, body),
+      desktop_tool: await resellers.setDesktopTool(principal!.tenantId, params.username, body),
     }),
   );
 
@@ -216,10 +215,11 @@ export function resellersRoutes(
       summary: 'Tickets; a reseller token sees only its own',
       tags,
       auth: ['client', 'reseller'],
+      licence: 'RADIUS',
       query: vouchersQuery,
     },
     async (_ctx, { query, principal }) => {
-      const tenant = principal!.type === 'reseller' ? principal!.tenantId : await manager(principal);
+      const tenant = principal!.tenantId;
       // With a reseller token the identity is forced: a `reseller` in the query is ignored.
       const reseller = principal!.type === 'reseller' ? principal!.username : query.reseller;
       const tickets = await resellers.listVouchers(tenant, {

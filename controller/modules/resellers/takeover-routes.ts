@@ -2,17 +2,13 @@
 // router kept, without uploading anything (document 1, "Takeover"). Registered apart from routes.ts.
 import { z } from 'zod';
 import type { Api } from '../../http/api.js';
-import type { LicencesService } from '../licences/index.js';
 import type { TakeoverService } from './takeover-service.js';
 
 export const takeoverBody = z.object({
   allocation_id: z.uuid({ message: 'allocation_id must be a UUID' }),
 });
 
-export function takeoverRoutes(
-  api: Api,
-  deps: { takeover: TakeoverService; licences: LicencesService },
-): void {
+export function takeoverRoutes(api: Api, deps: { takeover: TakeoverService }): void {
   api.route(
     {
       method: 'post',
@@ -20,11 +16,11 @@ export function takeoverRoutes(
       summary: 'Take over the resellers, balances and last movements kept on a router (replayable)',
       tags: ['resellers'],
       auth: ['client'],
+      licence: 'RADIUS',
       body: takeoverBody,
     },
     async (_ctx, { body, principal }) => {
       const tenant = principal!.tenantId;
-      await deps.licences.requireActive(tenant, 'RADIUS');
       return { success: true, ...(await deps.takeover.run(tenant, body.allocation_id)) };
     },
   );

@@ -3,3 +3,5 @@ export { SalesService } from './service.js';
 export { salesRoutes } from './routes.js';
 export { runRouterCommand, type RouterCommandDeps } from './router-command.js';
 export { sellerOf } from './sales-fields.js';
+export { salesModule } from './module.js';
+export type { SalesTables } from './tables.js';

@@ -1,23 +1,16 @@
 // The local sales registry under /api/v1/radius (document 1 leaves the path open; see
 // docs/decisions.md). Every answer names its registry, as document 1 asks of each screen.
 import type { Api } from '../../http/api.js';
-import type { Principal } from '../../http/principal.js';
-import type { LicencesService } from '../licences/index.js';
 import { importBody, salesQuery, summaryQuery } from './schemas.js';
 import { REGISTRY, type SalesService } from './service.js';
 
 const BASE = '/api/v1/radius/sales';
 const tags = ['sales'];
 
-export function salesRoutes(api: Api, deps: { sales: SalesService; licences: LicencesService }): void {
-  const { sales, licences } = deps;
+export function salesRoutes(api: Api, deps: { sales: SalesService }): void {
+  const { sales } = deps;
   // The registry belongs to the RADIUS product (it is repatriated for the switch), like the reseller
   // routes: a client token with an active RADIUS licence.
-  const manager = async (principal: Principal | null): Promise<string> => {
-    const tenant = principal!.tenantId;
-    await licences.requireActive(tenant, 'RADIUS');
-    return tenant;
-  };
 
   api.route(
     {
@@ -27,11 +20,12 @@ export function salesRoutes(api: Api, deps: { sales: SalesService; licences: Lic
         "Repatriate a router's local sales history through its agent (re-import adds only what is new)",
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       body: importBody,
     },
     async (_ctx, { body, principal }) => ({
       success: true,
-      ...(await sales.import(await manager(principal), body.allocation_id, body.page_size)),
+      ...(await sales.import(principal!.tenantId, body.allocation_id, body.page_size)),
     }),
   );
 
@@ -42,12 +36,13 @@ export function salesRoutes(api: Api, deps: { sales: SalesService; licences: Lic
       summary: 'Sales records, newest first; undated ones last (paginated)',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       query: salesQuery,
     },
     async (_ctx, { query, principal }) => ({
       success: true,
       registry: REGISTRY,
-      sales: await sales.list(await manager(principal), query),
+      sales: await sales.list(principal!.tenantId, query),
       limit: query.limit,
       offset: query.offset,
     }),
@@ -60,11 +55,12 @@ export function salesRoutes(api: Api, deps: { sales: SalesService; licences: Lic
       summary: 'Totals (VENTE money, CONNEXION usage, undated sales) and a monthly breakdown',
       tags,
       auth: ['client'],
+      licence: 'RADIUS',
       query: summaryQuery,
     },
     async (_ctx, { query, principal }) => ({
       success: true,
-      ...(await sales.summary(await manager(principal), query.allocation_id, query.year)),
+      ...(await sales.summary(principal!.tenantId, query.allocation_id, query.year)),
     }),
   );
 }

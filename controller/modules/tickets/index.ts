@@ -3,3 +3,5 @@ export { TicketsService, type TicketView } from './service.js';
 export { ticketsRoutes } from './routes.js';
 export { splitGigawords, joinGigawords } from './limits.js';
 export { decideAuth, type AuthTicket, type Grant, type RejectReason } from './ticket-rules.js';
+export { ticketsModule } from './module.js';
+export type { TicketsTables } from './tables.js';

@@ -1,5 +1,4 @@
 import type { Api } from '../../http/api.js';
-import type { LicencesService } from '../licences/index.js';
 import type { TicketsService } from './service.js';
 import type { TicketStatus } from './tables.js';
 import {
@@ -12,12 +11,8 @@ import {
 } from './schemas.js';
 
 /** The manager's profile and ticket routes: client JWT and an active RADIUS licence. */
-export function ticketsRoutes(api: Api, tickets: TicketsService, licences: LicencesService): void {
-  const tenant = async (principal: { tenantId: string } | null): Promise<string> => {
-    const clientId = principal!.tenantId;
-    await licences.requireActive(clientId, 'RADIUS');
-    return clientId;
-  };
+export function ticketsRoutes(api: Api, deps: { tickets: TicketsService }): void {
+  const { tickets } = deps;
 
   api.route(
     {
@@ -26,10 +21,11 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       summary: 'Hotspot profiles with their price, limits and validity',
       tags: ['radius'],
       auth: ['client'],
+      licence: 'RADIUS',
     },
     async (_ctx, { principal }) => ({
       success: true,
-      data: await tickets.listProfiles(await tenant(principal)),
+      data: await tickets.listProfiles(principal!.tenantId),
     }),
   );
 
@@ -40,11 +36,12 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       summary: "Set a profile's price, data limit, time limit, validity or rate limit (creates it if absent)",
       tags: ['radius'],
       auth: ['client'],
+      licence: 'RADIUS',
       params: profileParams,
       body: profileBody,
     },
     async (_ctx, { principal, params, body }) => {
-      const clientId = await tenant(principal);
+      const clientId = principal!.tenantId;
       return {
         success: true,
         data: await tickets.setProfile(clientId, params.name, {
@@ -65,11 +62,12 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       summary: 'Create a batch of tickets of one profile',
       tags: ['radius'],
       auth: ['client'],
+      licence: 'RADIUS',
       body: createTicketsBody,
       status: 201,
     },
     async (_ctx, { principal, body }) => {
-      const clientId = await tenant(principal);
+      const clientId = principal!.tenantId;
       const created = await tickets.createTickets(clientId, {
         profileId: body.profile_id,
         quantity: body.quantity,
@@ -86,10 +84,11 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       summary: 'Tickets, newest first (DELETED only when asked for by status)',
       tags: ['radius'],
       auth: ['client'],
+      licence: 'RADIUS',
       query: listTicketsQuery,
     },
     async (_ctx, { principal, query }) => {
-      const clientId = await tenant(principal);
+      const clientId = principal!.tenantId;
       const data = await tickets.listTickets(clientId, {
         ...(query.status ? { status: query.status as TicketStatus } : {}),
         limit: query.limit,
@@ -106,11 +105,12 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       summary: 'Suspend (DISABLED), re-enable (ACTIVE) or delete (DELETED) a ticket',
       tags: ['radius'],
       auth: ['client'],
+      licence: 'RADIUS',
       params: ticketParams,
       body: patchTicketBody,
     },
     async (_ctx, { principal, params, body }) => {
-      const clientId = await tenant(principal);
+      const clientId = principal!.tenantId;
       return { success: true, data: await tickets.setTicketStatus(clientId, params.code, body.status) };
     },
   );

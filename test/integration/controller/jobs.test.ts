@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 import { Scheduler } from '../../../controller/jobs/scheduler.js';
-import { migrateToLatest } from '../../../controller/db/migrate.js';
+import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import { ManualClock } from '../../../controller/core/clock.js';
 
 const silent = pino({ level: 'silent' });
@@ -68,7 +68,7 @@ forEachDatabase('scheduler and admin routes', (database) => {
     t = await startTestController(database);
     const other = await t.db.openAnother();
     try {
-      await migrateToLatest(other.db);
+      await migrateDatabase(other);
       const clockA = new ManualClock(t.clock.now());
       const clockB = new ManualClock(t.clock.now());
       let running = 0;

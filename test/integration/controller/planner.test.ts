@@ -6,7 +6,7 @@ import sinon from 'sinon';
 import { sql, type CompiledQuery } from 'kysely';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../../../controller/db/database.js';
-import { migrateToLatest } from '../../../controller/db/migrate.js';
+import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import { assumedIndexStat } from '../../../controller/db/planner-statistics.js';
 import { TicketStatements } from '../../../controller/modules/tickets/ticket-statements.js';
 import { inventoryRows, listTickets, ticketsByCodes } from '../../../controller/modules/tickets/queries.js';
@@ -46,7 +46,7 @@ describe('SQLite planner statistics', () => {
       dir = mkdtempSync(join(tmpdir(), 'tn-planner-'));
       handle = await openDatabase(`sqlite:${join(dir, 'p.db')}`);
       db = handle.db;
-      await migrateToLatest(db, handle.caps);
+      await migrateDatabase(handle);
     });
     after(async () => {
       await handle.close();
@@ -70,7 +70,7 @@ describe('SQLite planner statistics', () => {
 
     it('leaves statistics alone on the next start (real or assumed, they are kept)', async () => {
       await sql`update sqlite_stat1 set stat = '5 5 1' where idx = 'radius_tickets_list'`.execute(db);
-      await migrateToLatest(db, handle.caps);
+      await migrateDatabase(handle);
       const { rows } = await sql<{ stat: string }>`
         select stat from sqlite_stat1 where idx = 'radius_tickets_list'`.execute(db);
       expect(rows.map((r) => r.stat)).to.deep.equal(['5 5 1']);
@@ -89,7 +89,7 @@ forEachDatabase('ticket statements by code, before any ANALYZE', (database) => {
   before(async () => {
     handle = await database.open();
     db = handle.db;
-    await migrateToLatest(db, handle.caps);
+    await migrateDatabase(handle);
     // The tenant's tickets arrive after the migrations (and SQLite's assumed statistics).
     await sql`insert into accounts (id, email, password_hash, name, kind, created_at)
       values (${CLIENT}, 'a@example.com', 'x', 'A', 'client', ${AT})`.execute(db);

@@ -1,0 +1,26 @@
+import { defineModule } from '../define-module.js';
+import { affluenceReportJob } from './daily-report.js';
+import { topologyRadiusRouters } from './routers.js';
+import { affluenceRoutes } from './routes.js';
+import { AffluenceService } from './service.js';
+
+export const affluenceModule = defineModule({
+  name: 'affluence',
+  tables: [],
+  provides: ['affluence'],
+  build: ({ db, clock, logger, config, use }) => {
+    const affluence = new AffluenceService(db, clock, topologyRadiusRouters(use('nas')));
+    return {
+      services: { affluence },
+      routes: (api) => affluenceRoutes(api, { affluence }),
+      jobs: [
+        affluenceReportJob({
+          affluence,
+          notifications: use('notifications'),
+          logger,
+          enabled: () => config.radiusAffluenceReportEnabled,
+        }),
+      ],
+    };
+  },
+});

@@ -1,0 +1,10 @@
+import { VERSION } from '../../version.js';
+import { defineModule } from '../define-module.js';
+import { healthRoutes } from './routes.js';
+
+export const healthModule = defineModule({
+  name: 'health',
+  tables: [],
+  provides: [],
+  build: ({ db }) => ({ services: {}, routes: (api) => healthRoutes(api, { db, version: VERSION }) }),
+});

@@ -1,0 +1,36 @@
+import { defineModule } from '../define-module.js';
+import { DEFAULT_MIGRATION_OPTIONS } from './deps.js';
+import { migrationRoutes } from './routes.js';
+import { MigrationService } from './service.js';
+
+export const migrationModule = defineModule({
+  name: 'migration',
+  tables: ['radius_migrations', 'radius_migration_backups'],
+  provides: ['migration'],
+  build: ({ db, clock, logger, config, options, use }) => {
+    const migration = new MigrationService({
+      db,
+      clock,
+      logger,
+      allocations: use('allocations'),
+      commands: use('commands'),
+      licences: use('licences'),
+      tickets: use('tickets'),
+      nas: use('nas'),
+      radius: use('radius'),
+      notifications: use('notifications'),
+      options: {
+        ...DEFAULT_MIGRATION_OPTIONS,
+        leaseMs: config.migrationLeaseMs,
+        ...options.migration,
+        watchEnabled: () => config.radiusMigrationWatchEnabled,
+        autoConfirm: () => config.radiusReadyAutoConfirmEnabled,
+      },
+    });
+    return {
+      services: { migration },
+      routes: (api) => migrationRoutes(api, { migration }),
+      jobs: [migration.watchJob()],
+    };
+  },
+});

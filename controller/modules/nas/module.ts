@@ -1,0 +1,42 @@
+import { defineModule } from '../define-module.js';
+import { nasEnrolBodyGuard } from './body-guard.js';
+import { DbNasDirectory } from './db-nas-directory.js';
+import { nasRoutes } from './routes.js';
+import { NasService } from './service.js';
+
+export const nasModule = defineModule({
+  name: 'nas',
+  tables: ['nas', 'nas_deployments'],
+  provides: ['nas', 'nasDirectory'],
+  build: ({ db, caps, clock, logger, config, use }) => {
+    const nasDirectory = new DbNasDirectory(db);
+    const nas = new NasService({
+      db,
+      caps,
+      clock,
+      logger,
+      allocations: use('allocations'),
+      commands: use('commands'),
+      tickets: use('tickets'),
+      // The RADIUS server is built after this module (it reads the directory); the topology asks it
+      // for open sessions only once requests arrive.
+      sessions: {
+        openSessionsByNas: (clientId, nasIds) => use('radius').openSessionsByNas(clientId, nasIds),
+      },
+      directory: nasDirectory,
+      target: {
+        address: config.radiusRelayAddress,
+        authPort: config.radiusRelayAuthPort,
+        acctPort: config.radiusRelayAcctPort,
+        interimSeconds: config.radiusInterimSeconds,
+      },
+      bridgeTimeoutMs: config.nasBridgeTimeoutMs,
+    });
+    return {
+      services: { nas, nasDirectory },
+      routes: (api) => nasRoutes(api, { nas }),
+      jobs: [nas.deploymentSweepJob()],
+      beforeBodyParser: [nasEnrolBodyGuard()],
+    };
+  },
+});

@@ -1,0 +1,87 @@
+// Every module of the controller, once, in the order they are built: a module may use the services
+// of those above it. Adding a module touches this file and the module's own folder, nothing else
+// (docs/adding-a-module.md).
+import type { JobsTables } from '../jobs/tables.js';
+import type { Scheduler } from '../jobs/scheduler.js';
+import { hubModule, type AgentHub, type CommandService, type HubTables } from '../hub/index.js';
+import { radiusModule, type RadiusService, type RadiusTables } from '../radius/index.js';
+import { accountsModule, type AccountsService, type AccountsTables } from './accounts/index.js';
+import { adminModule } from './admin/index.js';
+import { affluenceModule, type AffluenceService } from './affluence/index.js';
+import { allocationsModule, type AllocationsService, type AllocationsTables } from './allocations/index.js';
+import { healthModule } from './health/index.js';
+import { licencesModule, type LicencesService, type LicencesTables } from './licences/index.js';
+import { migrationModule, type MigrationService, type MigrationTables } from './migration/index.js';
+import { nasModule, type DbNasDirectory, type NasService, type NasTables } from './nas/index.js';
+import {
+  notificationsModule,
+  type NotificationsService,
+  type NotificationsTables,
+  type PremiereAuthNotifier,
+} from './notifications/index.js';
+import {
+  resellersModule,
+  type ResellersService,
+  type ResellersTables,
+  type TakeoverService,
+  type TakeoverTables,
+} from './resellers/index.js';
+import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
+import { ticketsModule, type TicketsService, type TicketsTables } from './tickets/index.js';
+
+export type { ControllerOptions } from './controller-options.js';
+
+export const MODULES = [
+  healthModule,
+  accountsModule,
+  licencesModule,
+  allocationsModule,
+  hubModule,
+  ticketsModule,
+  nasModule,
+  radiusModule,
+  resellersModule,
+  salesModule,
+  notificationsModule,
+  affluenceModule,
+  migrationModule,
+  adminModule,
+] as const;
+
+/** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
+export interface Services {
+  scheduler: Scheduler;
+  accounts: AccountsService;
+  licences: LicencesService;
+  allocations: AllocationsService;
+  hub: AgentHub;
+  commands: CommandService;
+  tickets: TicketsService;
+  nas: NasService;
+  nasDirectory: DbNasDirectory;
+  radius: RadiusService;
+  resellers: ResellersService;
+  takeover: TakeoverService;
+  sales: SalesService;
+  notifications: NotificationsService;
+  premiere: PremiereAuthNotifier;
+  affluence: AffluenceService;
+  migration: MigrationService;
+}
+
+/** The database as Kysely sees it: each module declares its own tables; this joins them. */
+export interface Database
+  extends
+    JobsTables,
+    AccountsTables,
+    LicencesTables,
+    AllocationsTables,
+    HubTables,
+    TicketsTables,
+    NasTables,
+    RadiusTables,
+    ResellersTables,
+    TakeoverTables,
+    SalesTables,
+    NotificationsTables,
+    MigrationTables {}

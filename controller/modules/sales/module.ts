@@ -1,0 +1,17 @@
+import { defineModule } from '../define-module.js';
+import { salesRoutes } from './routes.js';
+import { SalesService } from './service.js';
+
+export const salesModule = defineModule({
+  name: 'sales',
+  tables: ['sales_records'],
+  provides: ['sales'],
+  build: ({ db, caps, clock, use }) => {
+    // It reads the router through its agent (never a transaction open while it waits).
+    const sales = new SalesService(db, caps, clock, {
+      allocations: use('allocations'),
+      commands: use('commands'),
+    });
+    return { services: { sales }, routes: (api) => salesRoutes(api, { sales }) };
+  },
+});
