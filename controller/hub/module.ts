@@ -3,6 +3,7 @@ import { AgentHub } from './agent-hub.js';
 import { CommandService } from './command-service.js';
 import { LocalCommandSignals } from './command-signals.js';
 import { loadControllerIdentity } from './controller-identity.js';
+import { commandExpiryJob } from './jobs.js';
 
 export const hubModule = defineModule({
   name: 'hub',
@@ -26,13 +27,7 @@ export const hubModule = defineModule({
     );
     return {
       services: { hub, commands },
-      jobs: [
-        {
-          name: 'AGENT_COMMAND_EXPIRY',
-          cadence: { everyMs: 30_000 },
-          run: (now) => commands.expireOverdue(now),
-        },
-      ],
+      jobs: [commandExpiryJob({ commands })],
     };
   },
 });

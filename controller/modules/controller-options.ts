@@ -22,7 +22,7 @@ export interface ControllerOptions {
   /** Tests and benchmarks tune the RADIUS group commit and retransmit window. */
   radius?: Partial<Omit<RadiusServiceOptions, 'interimSeconds'>>;
   /** Tests shorten the run lease and the agent command waits; the flags always come from the config. */
-  migration?: Partial<Omit<MigrationOptions, 'watchEnabled' | 'autoConfirm'>>;
+  migration?: Partial<Omit<MigrationOptions, 'autoConfirm'>>;
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
   httpClient?: HttpClient;

@@ -1,5 +1,6 @@
 import { defineModule } from '../modules/define-module.js';
 import { agentRadiusRelay } from './agent-relay.js';
+import { staleSessionsJob } from './jobs.js';
 import { RadiusService } from './radius-service.js';
 
 export const radiusModule = defineModule({
@@ -20,6 +21,9 @@ export const radiusModule = defineModule({
         logger,
       }),
     );
-    return { services: { radius }, jobs: [radius.staleSessionsJob()] };
+    return {
+      services: { radius },
+      jobs: [staleSessionsJob({ radius, interimSeconds: config.radiusInterimSeconds })],
+    };
   },
 });

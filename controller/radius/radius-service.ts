@@ -3,7 +3,6 @@
 // `handle` is transport-free so the agent relay can feed it packets as the UDP listener does.
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
-import type { JobDefinition } from '../jobs/scheduler.js';
 import type { Logger } from '../logger.js';
 import type { TicketsService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
@@ -30,8 +29,6 @@ import {
   type RadiusAddresses,
 } from './udp-listener.js';
 import { WriteBehind } from './write-behind.js';
-
-export const STALE_SESSIONS_JOB = 'RADIUS_STALE_SESSIONS';
 
 export interface RadiusServiceDeps {
   db: Db;
@@ -190,14 +187,6 @@ export class RadiusService {
       closed += await q.closeStaleSessions(this.deps.db, clientId, cutoff);
     }
     return { closed };
-  }
-
-  staleSessionsJob(): JobDefinition {
-    return {
-      name: STALE_SESSIONS_JOB,
-      cadence: { everyMs: this.options.interimSeconds * 1000 },
-      run: (now) => this.closeStaleSessions(now),
-    };
   }
 
   #expected(kind: PacketKind, code: number): boolean {

@@ -2,16 +2,12 @@
 // (at least one authentication, accepted or refused) giving its connections, devices, peak hour
 // and refusals. Clients without activity get nothing. The key `affluence:<date>` makes a second
 // run of the same day (another instance, a manual run) send nothing new.
-import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
 import type { NotificationsService } from '../notifications/index.js';
-import { reportDate } from './day.js';
 import type { AffluenceReport } from './report.js';
 import type { AffluenceService } from './service.js';
 
-export const AFFLUENCE_JOB = 'RADIUS_AFFLUENCE';
 export const AFFLUENCE_TYPE = 'RADIUS_AFFLUENCE';
-export const AFFLUENCE_AT_UTC = '20:00';
 
 export interface DailyReportDeps {
   affluence: AffluenceService;
@@ -37,15 +33,6 @@ export function affluenceText(r: AffluenceReport): { title: string; body: string
   ];
   if (r.boucles.length > 0) parts.push(plural(r.boucles.length, 'appareil en boucle', 'appareils en boucle'));
   return { title: `Affluence du ${frenchDate(r.date)}`, body: `${parts.join(', ')}.` };
-}
-
-export function affluenceReportJob(deps: DailyReportDeps): JobDefinition {
-  return {
-    name: AFFLUENCE_JOB,
-    cadence: { dailyAtUtc: AFFLUENCE_AT_UTC },
-    enabled: deps.enabled,
-    run: (now) => sendDailyReports(deps, reportDate(now, AFFLUENCE_AT_UTC)),
-  };
 }
 
 export async function sendDailyReports(

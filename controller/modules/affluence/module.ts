@@ -1,5 +1,5 @@
 import { defineModule } from '../define-module.js';
-import { affluenceReportJob } from './daily-report.js';
+import { affluenceReportJob } from './jobs.js';
 import { topologyRadiusRouters } from './routers.js';
 import { affluenceRoutes } from './routes.js';
 import { AffluenceService } from './service.js';

@@ -15,15 +15,13 @@ export interface MigrationOptions {
   maxCommandWaitMs?: number;
   /** Local accounts per removal command. */
   removeBatch: number;
-  /** Flags read at each run of the watch job (document 1, Events). */
-  watchEnabled: () => boolean;
+  /** Read at each run of the watch job: a first real authentication confirms the migration by itself. */
   autoConfirm: () => boolean;
 }
 
 export const DEFAULT_MIGRATION_OPTIONS: MigrationOptions = {
   leaseMs: 120_000,
   removeBatch: 500,
-  watchEnabled: () => true,
   autoConfirm: () => true,
 };
 

@@ -1,5 +1,6 @@
 import { defineModule } from '../define-module.js';
 import { DEFAULT_MIGRATION_OPTIONS } from './deps.js';
+import { migrationWatchJob } from './jobs.js';
 import { migrationRoutes } from './routes.js';
 import { MigrationService } from './service.js';
 
@@ -23,14 +24,13 @@ export const migrationModule = defineModule({
         ...DEFAULT_MIGRATION_OPTIONS,
         leaseMs: config.migrationLeaseMs,
         ...options.migration,
-        watchEnabled: () => config.radiusMigrationWatchEnabled,
         autoConfirm: () => config.radiusReadyAutoConfirmEnabled,
       },
     });
     return {
       services: { migration },
       routes: (api) => migrationRoutes(api, { migration }),
-      jobs: [migration.watchJob()],
+      jobs: [migrationWatchJob({ migration, enabled: () => config.radiusMigrationWatchEnabled })],
     };
   },
 });

@@ -3,7 +3,6 @@
 // only through their agent; tickets, NAS and notifications through their modules' services.
 import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
-import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { MigrationDeps } from './deps.js';
 import { runFailed } from './errors.js';
 import { readInventory, type InventoryView } from './inventory.js';
@@ -12,7 +11,7 @@ import * as q from './queries.js';
 import { ReturnRun, type ReturnAnswer } from './return-run.js';
 import { takeRun } from './run-lease.js';
 import type { MigrationStatut, RadiusMigrationsTable } from './tables.js';
-import { migrationWatchJob } from './watch-job.js';
+import { watchArmed } from './watch.js';
 
 /** A router's migration as an administrator reads it. */
 export interface MigrationState {
@@ -98,8 +97,9 @@ export class MigrationService {
     return this.state(allocationId);
   }
 
-  watchJob(): JobDefinition {
-    return migrationWatchJob(this.deps);
+  /** Confirms the armed migrations a first real authentication went through (the watch job). */
+  watchArmed(now: Date): Promise<{ seen: number; confirmed: number }> {
+    return watchArmed(this.deps, now);
   }
 }
 

@@ -1,6 +1,7 @@
 import { defineModule } from '../define-module.js';
 import { nasEnrolBodyGuard } from './body-guard.js';
 import { DbNasDirectory } from './db-nas-directory.js';
+import { deploymentSweepJob } from './jobs.js';
 import { nasRoutes } from './routes.js';
 import { NasService } from './service.js';
 
@@ -35,7 +36,7 @@ export const nasModule = defineModule({
     return {
       services: { nas, nasDirectory },
       routes: (api) => nasRoutes(api, { nas }),
-      jobs: [nas.deploymentSweepJob()],
+      jobs: [deploymentSweepJob({ nas })],
       beforeBodyParser: [nasEnrolBodyGuard()],
     };
   },

@@ -6,7 +6,6 @@ import { iso } from '../../core/clock.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { type CommandService, runOnAgent } from '../../hub/index.js';
-import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
 import type { NasEntry } from '../../radius/index.js';
 import type { AllocationView, AllocationsService } from '../allocations/index.js';
@@ -36,8 +35,6 @@ import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
 import { buildTopology, type Topology } from './topology.js';
 import { deployingReport, verifyRouter, type VerifyReport } from './verification.js';
-
-export const DEPLOYMENT_SWEEP_JOB = 'NAS_DEPLOYMENT_SWEEP';
 
 export interface NasServiceDeps {
   db: Db;
@@ -208,12 +205,9 @@ export class NasService {
     return this.directory.forAllocation(allocationId);
   }
 
-  deploymentSweepJob(): JobDefinition {
-    return {
-      name: DEPLOYMENT_SWEEP_JOB,
-      cadence: { everyMs: 60_000 },
-      run: (now) => this.#deployment.cancelExpired(now),
-    };
+  /** Cancels the server-mode deployments whose lock has expired (what they created goes). */
+  cancelExpiredDeployments(now: Date) {
+    return this.#deployment.cancelExpired(now);
   }
 
   async #find(clientId: string, nasId: string): Promise<NasTable> {

@@ -1,4 +1,5 @@
 import { defineModule } from '../define-module.js';
+import { pushJob } from './jobs.js';
 import { PremiereAuthNotifier } from './premiere.js';
 import { PushDispatcher } from './push-dispatcher.js';
 import { createPushSender } from './push-setup.js';
@@ -31,7 +32,7 @@ export const notificationsModule = defineModule({
     return {
       services: { notifications, premiere },
       routes: (api) => notificationsRoutes(api, { notifications }),
-      jobs: [new PushDispatcher(db, clock, pushSender, logger).job()],
+      jobs: [pushJob({ dispatcher: new PushDispatcher(db, clock, pushSender, logger) })],
     };
   },
 });

@@ -1,15 +1,13 @@
-// The NOTIFICATIONS_PUSH job: sends due pushes with no transaction open across the network. Rows
+// What the NOTIFICATIONS_PUSH job runs: sends due pushes with no transaction open across the network. Rows
 // are claimed by one conditional UPDATE, sent, then each outcome is written under its claim. A run
 // that dies mid-way leaves claims that lapse, and those rows are sent by a later run.
 import { randomUUID } from 'node:crypto';
 import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
-import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
 import * as q from './queries.js';
 import { PushRejected, PushSkipped, type PushMessage, type PushSender } from './push-sender.js';
 
-export const PUSH_JOB = 'NOTIFICATIONS_PUSH';
 export const MAX_PUSH_ATTEMPTS = 5;
 
 /** Wait after failed attempt n (1-based): 30 s, 2 min, 8 min, 32 min. */
@@ -52,10 +50,6 @@ export class PushDispatcher {
     this.#maxPerRun = options.maxPerRun ?? 500;
     this.#concurrency = options.concurrency ?? 4;
     this.#claimMs = options.claimMs ?? 120_000;
-  }
-
-  job(): JobDefinition {
-    return { name: PUSH_JOB, cadence: { everyMs: 10_000 }, leaseMs: 5 * 60_000, run: (now) => this.run(now) };
   }
 
   async run(now: Date): Promise<DispatchReport> {

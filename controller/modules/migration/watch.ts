@@ -1,22 +1,9 @@
-// RADIUS_MIGRATION_WATCH (every 3 minutes, document 1): an armed migration is confirmed by the
+// What RADIUS_MIGRATION_WATCH runs: an armed migration is confirmed by the
 // first real authentication accepted through the router's NAS since it was armed. With
 // RADIUS_READY_AUTO_CONFIRM_ENABLED off the authentication is recorded and an administrator confirms.
 import { iso } from '../../core/clock.js';
-import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { MigrationDeps } from './deps.js';
 import * as q from './queries.js';
-
-export const MIGRATION_WATCH_JOB = 'RADIUS_MIGRATION_WATCH';
-const MIGRATION_WATCH_EVERY_MS = 180_000;
-
-export function migrationWatchJob(deps: MigrationDeps): JobDefinition {
-  return {
-    name: MIGRATION_WATCH_JOB,
-    cadence: { everyMs: MIGRATION_WATCH_EVERY_MS },
-    enabled: deps.options.watchEnabled,
-    run: (now) => watchArmed(deps, now),
-  };
-}
 
 export async function watchArmed(
   deps: MigrationDeps,
