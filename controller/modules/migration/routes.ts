@@ -18,7 +18,7 @@ export function migrationRoutes(api: Api, deps: { migration: MigrationService })
       auth: [...auth],
       params: allocationParams,
     },
-    async (_ctx, { params }) => ({ success: true, ...(await migration.inventaire(params.allocationId)) }),
+    async (_ctx, { params }) => ({ success: true, ...(await migration.inventory(params.allocationId)) }),
   );
 
   api.route(
@@ -45,7 +45,7 @@ export function migrationRoutes(api: Api, deps: { migration: MigrationService })
       params: allocationParams,
       body: returnBody,
     },
-    async (_ctx, { params, body }) => migration.retour(params.allocationId, body.couper_radius),
+    async (_ctx, { params, body }) => migration.returnToLocal(params.allocationId, body.couper_radius),
   );
 
   api.route(

@@ -36,7 +36,7 @@ export interface MigrationState {
 export class MigrationService {
   constructor(private readonly deps: MigrationDeps) {}
 
-  async inventaire(allocationId: string): Promise<InventoryView> {
+  async inventory(allocationId: string): Promise<InventoryView> {
     const { clientId, allocation } = await this.deps.allocations.getWithOwner(allocationId);
     return (await readInventory(this.deps, clientId, allocation)).view;
   }
@@ -51,7 +51,7 @@ export class MigrationService {
     }
   }
 
-  async retour(allocationId: string, couperRadius: boolean): Promise<ReturnAnswer> {
+  async returnToLocal(allocationId: string, cutRadius: boolean): Promise<ReturnAnswer> {
     const { clientId, allocation } = await this.deps.allocations.getWithOwner(allocationId);
     // Backups are taken by migrations only: a router never migrated has none to restore.
     if (!(await q.findMigration(this.deps.db, allocationId))) {
@@ -65,7 +65,7 @@ export class MigrationService {
     }
     const lease = await takeRun(this.deps, clientId, allocationId);
     try {
-      return await new ReturnRun(this.deps, clientId, allocation, lease, couperRadius).execute();
+      return await new ReturnRun(this.deps, clientId, allocation, lease, cutRadius).execute();
     } finally {
       await lease.release();
     }
