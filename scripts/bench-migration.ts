@@ -263,7 +263,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
 
     // ---- the return
     const r0 = Date.now();
-    const returned = await s.migration.retour(allocationId, true);
+    const returned = await s.migration.returnToLocal(allocationId, true);
     const r1 = Date.now();
     const rRows = await commands(r0);
     const profiles = firstAfter(rRows, 'hotspot.profiles.restore', r0);
