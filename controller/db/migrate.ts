@@ -39,7 +39,7 @@ export class MigrationError extends Error {}
  * used, and on SQLite the planner gets statistics for the tables it has none for.
  */
 export async function migrateToLatest(db: Db, caps?: DialectCapabilities): Promise<string[]> {
-  const schema = caps?.dialect === 'postgres' ? await currentSchema(db) : undefined;
+  const schema = caps?.namedSchemas ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
