@@ -15,7 +15,7 @@ export interface MigrationOptions {
   maxCommandWaitMs?: number;
   /** Local accounts per removal command. */
   removeBatch: number;
-  /** Flags read at each run of the watch job (document 1, Events). */
+  /** RADIUS_MIGRATION_WATCH_ENABLED and RADIUS_READY_AUTO_CONFIRM_ENABLED, read at each watch run. */
   watchEnabled: () => boolean;
   autoConfirm: () => boolean;
 }

@@ -1,4 +1,4 @@
-// RADIUS_MIGRATION_WATCH (every 3 minutes, document 1): an armed migration is confirmed by the
+// RADIUS_MIGRATION_WATCH (every 3 minutes): an armed migration is confirmed by the
 // first real authentication accepted through the router's NAS since it was armed. With
 // RADIUS_READY_AUTO_CONFIRM_ENABLED off the authentication is recorded and an administrator confirms.
 import { iso } from '../../core/clock.js';

@@ -1,5 +1,5 @@
-// Document 1's reseller routes under /v1/radius. Answers follow that document's style: top-level
-// fields beside `success` (as its token, topology and migration answers do), no `data` wrapper.
+// The reseller routes under /v1/radius (rules: docs/api/resellers.md). Answers put their fields
+// beside `success` (as the token, topology and migration answers do), no `data` wrapper.
 import type { Context } from 'koa';
 import { AppError } from '../../core/app-error.js';
 import type { Api } from '../../http/api.js';
@@ -26,7 +26,7 @@ export function resellersRoutes(
   deps: { resellers: ResellersService; licences: LicencesService },
 ): void {
   const { resellers, licences } = deps;
-  // Manager routes need a client token and an active RADIUS licence (document 1, Authentication).
+  // Manager routes need a client token and an active RADIUS licence.
   const manager = async (principal: Principal | null): Promise<string> => {
     const tenant = principal!.tenantId;
     await licences.requireActive(tenant, 'RADIUS');
