@@ -68,7 +68,7 @@ export const configSchema = z.object({
   radiusRelayAcctPort: z.coerce.number().int().min(1).max(65535).default(1813),
   /** How long an enrolment or a verification waits for each agent command before 503 RADIUS_BRIDGE_UNAVAILABLE. */
   nasBridgeTimeoutMs: z.coerce.number().int().min(100).max(120_000).default(20_000),
-  /** Document 1's flags: the migration confirmation job, its automatic confirmation, the daily affluence report. */
+  /** The RADIUS flags: the migration confirmation job, its automatic confirmation, the daily affluence report. */
   radiusMigrationWatchEnabled: booleanish.default(true),
   radiusReadyAutoConfirmEnabled: booleanish.default(true),
   radiusAffluenceReportEnabled: booleanish.default(true),
@@ -124,7 +124,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
 };
 
-/** Names document 1 gives its flags, read when the TICKETNET_ name is not set. */
+/** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */
 export const ENV_ALIASES: Partial<Record<keyof Config, string>> = {
   radiusMigrationWatchEnabled: 'RADIUS_MIGRATION_WATCH_ENABLED',
   radiusReadyAutoConfirmEnabled: 'RADIUS_READY_AUTO_CONFIRM_ENABLED',

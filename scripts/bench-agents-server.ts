@@ -1,7 +1,7 @@
 // The controller side of `npm run bench:agents`: a real controller (createController on a temporary
 // SQLite file, system clock, no scheduler) listening on 127.0.0.1, with N allocations whose agents are
 // already enrolled (key pairs written straight into the table, no enrolment codes), and a control API
-// on another port shaped like the ws peer's (/work/shared/bench/ws/server.js) so the two read alike:
+// on another port shaped like the ws peer's (the kit's ws/server.js) so the two read alike:
 //   GET /stats[?gc=1]                    {conns, sockets, rss, heapUsed, heapTotal, external, arrayBuffers}
 //   GET /rtt?n=1000&mode=serial|burst    router.ping to n distinct random connected agents through
 //                                        CommandService, enqueue → DONE per command, in ms

@@ -1,7 +1,8 @@
 // `npm run bench:agents`: the agent link under load, beside a bare `ws` server measured in the same run.
 //   1. agent packaging: node packaging/build-agent.js, bundle and executable size, `--version` start
 //      time (median of 5), `status --json` on an empty state directory;
-//   2. the peer: /work/shared/bench/ws/bench.js as it is (1k/5k/10k idle connections, RTT at 10k);
+//   2. the peer: ws/bench.js of the peer benchmark kit (the directory TICKETNET_PEER_BENCH names) as
+//      it is (1k/5k/10k idle connections, RTT at 10k); `--skip peer` without the kit;
 //   2b. the signed floor: scripts/bench-agents-signed-floor.ts, the peer's exchange with an Ed25519
 //      signature on every message (same primitives as the link) and nothing else, at the last step;
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
@@ -12,7 +13,7 @@
 //      idle RSS after 30 s, then one router.ping through each;
 //   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
 // Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
-// The peer needs `ws`: when ../shared/bench has none and cannot install it (a read-only shared/), it
+// The peer needs `ws`: when the kit has none and cannot install it (a read-only directory), it
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,floor,agent,package]
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
@@ -24,7 +25,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const PEER_DIR = '/work/shared/bench';
+const PEER_DIR = process.env.TICKETNET_PEER_BENCH ?? '';
 const BUNDLE_DIR = join(ROOT, 'dist/agent-bundle');
 const BUNDLE = join(BUNDLE_DIR, 'ticketnet-agent.cjs');
 const EXECUTABLE = join(BUNDLE_DIR, 'ticketnet-agent');
@@ -360,10 +361,11 @@ async function packaging(): Promise<void> {
 
 /**
  * The environment the peer runs in. It needs `ws`: its own install when it has one, else, when its
- * directory is read-only (shared/ is, on some machines), this project's `ws` (the same 8.x release)
+ * directory is read-only, this project's `ws` (the same 8.x release)
  * through NODE_PATH, which its CommonJS `require` honours.
  */
 function peerEnv(): NodeJS.ProcessEnv {
+  if (!PEER_DIR) throw new Error('set TICKETNET_PEER_BENCH to the peer benchmark kit, or pass --skip peer');
   if (existsSync(join(PEER_DIR, 'node_modules/ws/package.json'))) return process.env;
   const installed = spawnSync('npm', ['install', '--no-audit', '--no-fund'], {
     cwd: PEER_DIR,

@@ -9,9 +9,10 @@
 //
 // Ours: a controller process (real wiring: group commit, auth log, ACTIVE → USED, sessions) on a
 // fresh database holding `--tickets` vouchers, RADIUS on free loopback ports, one static NAS
-// (127.0.0.1, secret testing123). FreeRADIUS: ../shared/bench/radius setup-freeradius.sh + fr-ctl.sh
-// with the same vouchers (files variant, and rlm_sql_sqlite with busy_timeout 5000 as in RESULTS.md).
-// Load: ../shared/bench/radius/radload.js (closed loop, PAP with Message-Authenticator; acct =
+// (127.0.0.1, secret testing123). The peer benchmark kit, a directory named by TICKETNET_PEER_BENCH,
+// provides the rest: FreeRADIUS through its radius/setup-freeradius.sh + fr-ctl.sh with the same
+// vouchers (files variant, and rlm_sql_sqlite with busy_timeout 5000 as the kit sets it up), and the
+// load generator radius/radload.js (closed loop, PAP with Message-Authenticator; acct =
 // Start/Interim/Stop sessions). Everything on 127.0.0.1; every process started is stopped by PID.
 // The floor: a Node responder that decodes each request and answers a fixed Accept (or
 // Accounting-Response) with no lookup and no bookkeeping. What radload measures against it is what
@@ -26,7 +27,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BENCH = process.env.TICKETNET_PEER_BENCH ?? resolve(ROOT, '../shared/bench');
+const BENCH = process.env.TICKETNET_PEER_BENCH ?? '';
 const SECRET = 'testing123';
 const RATE = '2M/2M';
 const SESSION_TIMEOUT = 3600;
@@ -74,7 +75,12 @@ for (let a = process.argv.slice(2); a.length;) {
 
 if (opts.serve) await serve();
 else if (opts.serveFloor) await serveFloor();
-else await main();
+else if (!BENCH) {
+  console.error(
+    'set TICKETNET_PEER_BENCH to the peer benchmark kit (radius/radload.js, radius/fr-ctl.sh, …)',
+  );
+  process.exit(2);
+} else await main();
 
 // ---- the server process -----------------------------------------------------------------------
 
@@ -363,7 +369,7 @@ function printTable(rows) {
   for (const r of rows) console.log(`${r.server}: ${JSON.stringify(r.stats)}`);
 }
 
-/** The issue's goals for our SQLite server, each against the peer row it names, from this run. */
+/** The goals for our SQLite server, each against the peer row it names, from this run. */
 function printGoals(rows) {
   const row = (name) => rows.find((r) => r.server === name);
   const ours = row('ticketnet (SQLite)');

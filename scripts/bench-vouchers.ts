@@ -2,7 +2,7 @@
 // - a 1,000-ticket batch through the HTTP handler (p50/p99), with 1,000,000 tickets already stored;
 // - a 1,000-item listing page over those 1,000,000 tickets (first page and a deep page);
 // - 50 concurrent batches from 10 resellers, then the ledger of each checked against its balance.
-// Goals (issue 5): batch < 50 ms p50 on SQLite; page < 30 ms p50.
+// Goals: batch < 50 ms p50 on SQLite; page < 30 ms p50.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';

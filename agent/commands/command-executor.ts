@@ -1,4 +1,4 @@
-// Runs the controller's commands under the journal rules of the link contract:
+// Runs the controller's commands under the journal rules of the agent link (docs/agent-link.md):
 // known id → re-send its stored result (or just ack while it is pending), never run it again;
 // new id → journal (fsync) first, then ack, then run in arrival order, then journal the result,
 // then send it. A command whose deadline has passed is not started (FAILED DEADLINE_PASSED).

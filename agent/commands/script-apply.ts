@@ -13,7 +13,7 @@ export async function applyScript(
   options: { name: string; source: string; signal?: AbortSignal },
 ): Promise<ScriptApplyOutput> {
   const call = options.signal ? { signal: options.signal } : {};
-  const started = Date.now();
+  const started = performance.now();
   // A previous run cut short (agent restart, deadline) may have left its entry behind: a replay
   // must not fail on the duplicate name.
   const stale = await router.print(MENU, { ...call, where: { name: options.name } });
@@ -30,5 +30,5 @@ export async function applyScript(
     // Best effort, and without the signal: the entry holds a secret and should not stay behind.
     await router.remove(MENU, [id]).catch(() => undefined);
   }
-  return { name: options.name, duration_ms: Date.now() - started };
+  return { name: options.name, duration_ms: Math.round(performance.now() - started) };
 }

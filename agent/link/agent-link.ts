@@ -136,10 +136,10 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
       let connectedFor = 0;
       try {
         const session = await this.#connect();
-        const started = Date.now();
+        const started = performance.now();
         await this.#serve(session);
         error = (await session.ended).error;
-        connectedFor = Date.now() - started;
+        connectedFor = performance.now() - started;
       } catch (err) {
         if (!(err instanceof LinkError)) throw err;
         error = err;

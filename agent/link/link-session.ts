@@ -86,6 +86,7 @@ export class LinkSession {
   readonly welcome: MessageBody<'welcome'>;
   /** Resolves once when the connection is over, whatever ended it. */
   readonly ended: Promise<SessionEnd>;
+  /** When the session opened, on the monotonic timer (`performance.now()`): for durations only. */
   readonly connectedAt: number;
   readonly #ws: WebSocket;
   readonly #options: LinkSessionOptions;
@@ -107,7 +108,7 @@ export class LinkSession {
     this.#ws = options.ws;
     this.sid = options.sid;
     this.welcome = options.welcome;
-    this.connectedAt = Date.now();
+    this.connectedAt = performance.now();
     this.#heartbeatMs = options.heartbeatMs ?? options.welcome.heartbeat_seconds * 1000;
     this.#version = options.version ?? 1;
     this.#signingKey = signingKey(options.secretKey);

@@ -6,9 +6,9 @@
 //
 // Request/answer matching is by frame id. Nothing is queued while the link is down: the router
 // retries on its own timers (and moves to its next /radius entry), which is what RADIUS expects.
-import { randomUUID } from 'node:crypto';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
+import { v7 as uuidv7 } from 'uuid';
 import type { MessageBody } from '../../protocol/index.js';
 import type { AgentLogger } from '../logger.js';
 import { CoaForwarder, type CoaTarget } from './coa-forwarder.js';
@@ -187,7 +187,7 @@ export class RadiusRelay {
       logger.debug({ kind }, 'radius packet dropped: too many requests awaiting an answer');
       return;
     }
-    const id = randomUUID();
+    const id = uuidv7();
     const timer = setTimeout(() => {
       const pending = this.#pending.get(id);
       if (!pending) return;

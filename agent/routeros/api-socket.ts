@@ -127,7 +127,7 @@ export class ApiSocket {
         options,
         records: [],
         empty: false,
-        lastActivity: Date.now(),
+        lastActivity: performance.now(),
         timer: undefined,
         resolve,
         reject,
@@ -256,7 +256,7 @@ export class ApiSocket {
       );
       return;
     }
-    call.lastActivity = Date.now();
+    call.lastActivity = performance.now();
     switch (reply) {
       case '!re':
         this.onRecord(tag, call, attrs);
@@ -307,7 +307,7 @@ export class ApiSocket {
   private armTimer(tag: string, call: PendingCall, delayMs: number): void {
     call.timer = setTimeout(() => {
       if (this.pending.get(tag) !== call) return;
-      const idle = Date.now() - call.lastActivity;
+      const idle = performance.now() - call.lastActivity;
       const left = call.options.timeoutMs - idle;
       // replies came in meanwhile: wait for the rest of the allowance only
       if (left > 0) {

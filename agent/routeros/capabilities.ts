@@ -1,5 +1,5 @@
 // Every RouterOS 6/7 difference the agent cares about, decided here from the
-// version string and nowhere else: code asks `caps.fileRead`, never compares
+// version string and nowhere else: code asks `caps.fileTransfer`, never compares
 // version numbers.
 
 export interface RouterOsVersion {
@@ -16,25 +16,10 @@ export interface RouterOsVersion {
 
 export interface RouterCapabilities {
   version: RouterOsVersion;
-  /** 7.18+: a command with nothing to return answers `!empty` before `!done`. */
-  emptyReply: boolean;
-  /** 7.0+: WireGuard interfaces exist. */
-  wireguard: boolean;
-  /** 7.13+: `/file/read file= offset= chunk-size=` exists. */
-  fileRead: boolean;
-  /** How a file on the router's flash comes back to the agent. */
+  /** How a file on the router's flash comes back to the agent: `/file/read` (7.13+) or FTP. */
   fileTransfer: 'file-read' | 'ftp';
-  /** Before 6.43, `/login` answers an MD5 challenge instead of taking the password. */
-  challengeLogin: boolean;
-  /** Menu paths that differ or exist on one major only (undefined: not on this version). */
-  menus: {
-    wireguard: string | undefined;
-    wireguardPeers: string | undefined;
-  };
   /** Property names that differ between versions. */
   properties: {
-    /** `/file` timestamp: creation-time up to 7.12, last-modified from 7.13. */
-    fileTime: 'creation-time' | 'last-modified';
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
     licenseId: readonly string[];
   };
@@ -69,20 +54,11 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
   const v = typeof version === 'string' ? parseRouterOsVersion(version) : version;
   if (!v) throw new RangeError(`unrecognised RouterOS version "${String(version)}"`);
   const v7 = v.major >= 7;
-  const fileRead = atLeast(v, 7, 13);
   return {
     version: v,
-    emptyReply: atLeast(v, 7, 18),
-    wireguard: v7,
-    fileRead,
-    fileTransfer: fileRead ? 'file-read' : 'ftp',
-    challengeLogin: !atLeast(v, 6, 43),
-    menus: {
-      wireguard: v7 ? '/interface/wireguard' : undefined,
-      wireguardPeers: v7 ? '/interface/wireguard/peers' : undefined,
-    },
+    // `/file/read file= offset= chunk-size=` exists from 7.13
+    fileTransfer: atLeast(v, 7, 13) ? 'file-read' : 'ftp',
     properties: {
-      fileTime: fileRead ? 'last-modified' : 'creation-time',
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },
   };

@@ -80,13 +80,13 @@ async function waitForStableFile(
   fileName: string,
   options: { settleTimeoutMs: number; pollIntervalMs: number; signal?: AbortSignal },
 ): Promise<FileEntry> {
-  const deadline = Date.now() + options.settleTimeoutMs;
+  const deadline = performance.now() + options.settleTimeoutMs;
   let previous: FileEntry | undefined;
   for (;;) {
     const entry = await findFile(conn, fileName, options.signal);
     if (entry && previous && entry.size === previous.size) return entry;
     previous = entry;
-    if (Date.now() >= deadline) break;
+    if (performance.now() >= deadline) break;
     await sleep(options.pollIntervalMs, options.signal);
   }
   if (!previous) {

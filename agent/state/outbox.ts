@@ -1,9 +1,9 @@
 // Reports waiting for the controller's report_ack, one file each, so they survive a lost link
 // and a restart. File names carry a sequence number so a directory listing gives sending order
 // without reading every file, whatever the clock did.
-import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { v7 as uuidv7 } from 'uuid';
 import { z } from 'zod';
 import { isoTimeSchema, jsonObjectSchema, MESSAGE_SCHEMAS, uuidSchema } from '../../protocol/index.js';
 import type { MessageBody } from '../../protocol/index.js';
@@ -105,7 +105,7 @@ export class Outbox {
 
   /** Stores a new report durably and returns it; it is sent when the link allows. */
   async add(kind: ReportKind, data: Record<string, unknown>, at: Date): Promise<Report> {
-    const report = REPORT_FILE_SCHEMA.parse({ id: randomUUID(), kind, at: at.toISOString(), data });
+    const report = REPORT_FILE_SCHEMA.parse({ id: uuidv7(), kind, at: at.toISOString(), data });
     // The seq is taken before the first await so concurrent adds keep their call order.
     const seq = this.#nextSeq++;
     const file = `${String(seq).padStart(12, '0')}-${report.id}.json`;

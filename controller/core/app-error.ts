@@ -57,7 +57,7 @@ export const ERROR_STATUS = {
   /** The ticket store refused the import (a database fault); nothing was removed. */
   MIGRATION_IMPORT_FAILED: 500,
   RADIUS_PROVISION_ERROR: 502,
-  // Migration and return failures are router states (document 1's router-side errors), not faults here.
+  // Migration and return failures are router states (the router's side failed), not faults here.
   MIGRATION_BACKUP_FAILED: 502,
   MIGRATION_BACKUP_EMPTY: 502,
   MIGRATION_DEPLOY_FAILED: 502,
@@ -85,11 +85,11 @@ export interface FieldIssue {
 export interface AppErrorOptions {
   /** Top-level `details` of the body (an object or the list of field issues). */
   details?: unknown;
-  /** Extra top-level body fields some seed bodies require (e.g. `idempotent`, `nas`). */
+  /** Extra top-level body fields some answers carry (e.g. `idempotent`, `nas` of DEPLOYMENT_IN_PROGRESS). */
   extra?: Record<string, unknown>;
   /** Response headers (e.g. `Retry-After`). */
   headers?: Record<string, string>;
-  /** Overrides the code's default status where a seed gives another one. */
+  /** Overrides the code's default status where one answer needs another one. */
   status?: number;
 }
 

@@ -2,34 +2,51 @@
 // so modules never branch on the dialect name.
 
 export interface DialectCapabilities {
-  readonly dialect: 'sqlite' | 'postgres';
+  /** Tables live in a named schema (`current_schema()`), which the migrator must be told. */
+  readonly namedSchemas: boolean;
   /** `SELECT … FOR UPDATE` locks rows (PostgreSQL); SQLite serialises writers instead. */
   readonly rowLocks: boolean;
   /** Several connections may run transactions concurrently (pool) or only one at a time. */
   readonly concurrentTransactions: boolean;
-  /** LISTEN/NOTIFY is available to fan events out between controller instances. */
-  readonly listenNotify: boolean;
   /** Largest number of bound parameters one statement may carry. */
   readonly maxBindParameters: number;
   /** The planner needs assumed statistics for tables it has none for (planner-statistics.ts). */
   readonly seedsPlannerStatistics: boolean;
+  /** A statement answering the names (column `name`) of this database's tables, the engine's own left out. */
+  readonly listTablesSql: string;
+  /** Prefix that makes the database describe a statement's plan instead of running it. */
+  readonly explainPrefix: string;
+  /** Column of the rows an explained statement answers, one plan line per row. */
+  readonly planLineColumn: string;
+  /**
+   * Plan lines state the keys an index search binds (`(client_id=? AND code=?)`) and whether the
+   * index covers the query; otherwise they name the index used.
+   */
+  readonly planShowsSearchKeys: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
-  dialect: 'sqlite',
+  namedSchemas: false,
+  listTablesSql: "select name from sqlite_master where type = 'table' and substr(name, 1, 7) <> 'sqlite_'",
   rowLocks: false,
   concurrentTransactions: false,
-  listenNotify: false,
   maxBindParameters: 32_766,
   seedsPlannerStatistics: true,
+  explainPrefix: 'explain query plan',
+  planLineColumn: 'detail',
+  planShowsSearchKeys: true,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
-  dialect: 'postgres',
+  namedSchemas: true,
+  listTablesSql:
+    "select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'",
   rowLocks: true,
   concurrentTransactions: true,
-  listenNotify: true,
   maxBindParameters: 65_535,
   // PostgreSQL's autovacuum analyses new and changed tables itself.
   seedsPlannerStatistics: false,
+  explainPrefix: 'explain',
+  planLineColumn: 'QUERY PLAN',
+  planShowsSearchKeys: false,
 };

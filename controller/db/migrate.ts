@@ -49,7 +49,7 @@ export async function migrateToLatest(
     all[name] = migration;
   }
   const provider: MigrationProvider = { getMigrations: async () => all };
-  const schema = caps?.dialect === 'postgres' ? await currentSchema(db) : undefined;
+  const schema = caps?.namedSchemas ? await currentSchema(db) : undefined;
   const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
@@ -70,12 +70,7 @@ async function currentSchema(db: Db): Promise<string | undefined> {
 
 /** The tables of this database (this schema on PostgreSQL), without the engine's own. */
 export async function listTables(db: Db, caps: DialectCapabilities): Promise<string[]> {
-  const { rows } =
-    caps.dialect === 'postgres'
-      ? await sql<{ name: string }>`select table_name as name from information_schema.tables
-          where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
-      : await sql<{ name: string }>`select name from sqlite_master
-          where type = 'table' and substr(name, 1, 7) <> 'sqlite_'`.execute(db);
+  const { rows } = await sql<{ name: string }>`${sql.raw(caps.listTablesSql)}`.execute(db);
   return rows.map((r) => r.name).sort();
 }
 

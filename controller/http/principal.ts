@@ -13,7 +13,7 @@ export interface AccountPrincipal {
   tenantId: string;
 }
 
-/** A reseller authenticated by its reseller token (document 1): its only identity. */
+/** A reseller authenticated by its reseller token: its only identity. */
 export interface ResellerPrincipal {
   type: 'reseller';
   subjectId: string;

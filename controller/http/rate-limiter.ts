@@ -49,7 +49,7 @@ export class RateLimiter {
   }
 }
 
-/** The global quota of document 3: N requests per window per client IP on every `/api` route. */
+/** The global quota: N requests per window per client IP on every `/api` route. */
 export function ipQuota(limiter: RateLimiter) {
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.path.startsWith('/api/')) limiter.hit(ctx.ip);

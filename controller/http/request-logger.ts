@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
+import { newId } from '../core/ids.js';
 import type { Logger } from '../logger.js';
 
 /** One log line per request: route, status, duration and the tenant (account) when known. */
 export function requestLogger(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const started = process.hrtime.bigint();
-    const requestId = randomUUID();
+    const requestId = newId();
     ctx.set('X-Request-Id', requestId);
     try {
       await next();

@@ -349,7 +349,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   }
 
   #expireHandshakes(): void {
-    const now = Date.now();
+    const now = performance.now();
     for (const session of this.#handshaking) {
       if (!session.isHandshaking) this.#handshaking.delete(session);
       else if (now >= session.handshakeDeadline) {

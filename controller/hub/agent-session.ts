@@ -107,7 +107,7 @@ export class AgentSession {
   pinged = false;
   /** Order in which the hub registered sessions; the sweep only judges sessions older than its read. */
   registration = 0;
-  /** Wall time (ms) by which enrol or hello must have succeeded; the hub's sweep enforces it. */
+  /** `performance.now()` (ms) by which enrol or hello must have succeeded; the hub's sweep enforces it. */
   handshakeDeadline = 0;
 
   #state: 'handshake' | 'open' | 'closed' = 'handshake';
@@ -154,7 +154,7 @@ export class AgentSession {
 
   /** Sends the challenge and starts the handshake clock. */
   start(handshakeTimeoutMs: number): void {
-    this.handshakeDeadline = Date.now() + handshakeTimeoutMs;
+    this.handshakeDeadline = performance.now() + handshakeTimeoutMs;
     this.#send('challenge', {
       nonce: this.sid,
       controller_key: this.host.identity.publicKey,

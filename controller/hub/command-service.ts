@@ -174,8 +174,9 @@ export class CommandService {
    * final row, so no read follows), and by a short poll of the database when it lands on another one.
    */
   async waitForResult(clientId: string, id: string, timeoutMs: number): Promise<CommandView> {
-    // Wall time, not the injected clock: this bounds how long the caller waits, not a business rule.
-    const giveUpAt = Date.now() + timeoutMs;
+    // A monotonic timer, not the injected clock: this bounds how long the caller waits, not a
+    // business rule.
+    const giveUpAt = performance.now() + timeoutMs;
     return new Promise<CommandView>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
@@ -204,12 +205,15 @@ export class CommandService {
         } finally {
           reading = false;
         }
-        if (isFinal(current.state) || Date.now() >= giveUpAt) return settle(() => resolve(current));
+        if (isFinal(current.state) || performance.now() >= giveUpAt) return settle(() => resolve(current));
         if (again) {
           again = false;
           return check();
         }
-        timer = setTimeout(() => void check(), Math.max(0, Math.min(this.#pollMs, giveUpAt - Date.now())));
+        timer = setTimeout(
+          () => void check(),
+          Math.max(0, Math.min(this.#pollMs, giveUpAt - performance.now())),
+        );
       };
       // Subscribed before the first read: a result landing while that read waits for the database
       // (a burst queues many) must wake this waiter, not leave it to the next poll.
@@ -221,7 +225,10 @@ export class CommandService {
       // Enqueued here by this client and not final here: the signal will come (or the poll finds an
       // outcome another instance stored), so the first read is saved.
       if (this.#openHere.get(id) === clientId) {
-        timer = setTimeout(() => void check(), Math.max(0, Math.min(this.#pollMs, giveUpAt - Date.now())));
+        timer = setTimeout(
+          () => void check(),
+          Math.max(0, Math.min(this.#pollMs, giveUpAt - performance.now())),
+        );
       } else void check();
     });
   }

@@ -14,7 +14,7 @@ export class RetransmitCache {
 
   constructor(
     private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.#rotatedAt = this.now();
   }

@@ -62,7 +62,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('runs', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
 
-  // The catalogue is data. Prices are only those the seeds state (document 3, Limits).
+  // The catalogue is data. Only published prices are filled in; the others stay null until set.
   await db
     .insertInto('products' as never)
     .values([

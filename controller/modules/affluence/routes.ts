@@ -1,5 +1,5 @@
-// GET /api/v1/radius/affluence: "client read, open to the client" (document 1). A client token is
-// enough: no RADIUS licence is required, so a lapsed licence never hides the client's own history.
+// GET /api/v1/radius/affluence: a client reads its own affluence. A client token is enough: no
+// RADIUS licence is required, so a lapsed licence never hides the client's own history.
 import type { Api } from '../../http/api.js';
 import { affluenceQuery } from './schemas.js';
 import type { AffluenceService } from './service.js';

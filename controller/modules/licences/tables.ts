@@ -9,7 +9,7 @@ export interface PlansTable {
   name: string;
   period: 'annual' | 'monthly';
   duration_days: number;
-  /** Integer XOF; null where no seed states the price (never invented). */
+  /** Integer XOF; null until an administrator sets a price that is not published (never invented). */
   price_xof: number | null;
   max_devices: number | null;
   active: number;

@@ -12,7 +12,7 @@ import {
   type Motif,
 } from './rules.js';
 
-/** The migration inventory of document 1, field for field. */
+/** The migration inventory, field for field as `docs/api/migration.md` lists it. */
 export interface InventoryView {
   allocation_id: string;
   nas_id: string | null;

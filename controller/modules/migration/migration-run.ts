@@ -1,8 +1,8 @@
-// One migration run, steps in document 1's fixed order: inventory, backup (repatriated and
-// verified, else stop), import into RADIUS (proved by a paginated server inventory), configuration
-// (the router asks RADIUS; confirmation armed), removal of the local accounts (only with the three
-// proofs and `retirer_local`; verified by counting before and after), then the run ends ARMEMENT and
-// the watch job waits for the first real authentication.
+// One migration run, steps in their fixed order (docs/api/migration.md): inventory, backup
+// (repatriated and verified, else stop), import into RADIUS (proved by a paginated server
+// inventory), configuration (the router asks RADIUS; confirmation armed), removal of the local
+// accounts (only with the three proofs and `retirer_local`; verified by counting before and after),
+// then the run ends ARMEMENT and the watch job waits for the first real authentication.
 //
 // Steps 1 to 4 replay without damage: a new backup, an idempotent import, an idempotent script.
 // Removal only ever removes accounts that the server inventory found in RADIUS, never

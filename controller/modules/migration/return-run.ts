@@ -1,6 +1,6 @@
-// The return to local accounts, steps in document 1's order: LECTURE_SAUVEGARDE, PROFILS, COMPTES
-// (batches of 40, idempotent), VERIFICATION (by count), RADIUS_COUPE last and only when every
-// account is back. The binary backup file is never restored; the `/radius` entry stays.
+// The return to local accounts (docs/api/migration.md), steps in this order: LECTURE_SAUVEGARDE,
+// PROFILS, COMPTES (batches of 40, idempotent), VERIFICATION (by count), RADIUS_COUPE last and only
+// when every account is back. The binary backup file is never restored; the `/radius` entry stays.
 import { HOTSPOT_USERS_RESTORE_BATCH } from '../../../protocol/index.js';
 import { iso } from '../../core/clock.js';
 import type { AllocationView } from '../allocations/index.js';
@@ -13,7 +13,7 @@ import { SPARED_USER } from './rules.js';
 import type { RunLease } from './run-lease.js';
 import type { MigrationStatut, RadiusMigrationBackupsTable } from './tables.js';
 
-/** Accounts per restore command (document 1, Limits: 40), as the catalogue bounds it. */
+/** Accounts per restore command (40), as the catalogue bounds it. */
 const RESTORE_BATCH = HOTSPOT_USERS_RESTORE_BATCH;
 const PROFILE_BATCH = 500;
 // Restore commands queued on the agent at once (they are idempotent, so their order is free).

@@ -1,4 +1,4 @@
-// Migration routes (administrators), under /api/v1/radius as DESIGN.md places them.
+// Migration routes (administrators), under /api/v1/radius/admin/migration (docs/api/migration.md).
 import type { Api } from '../../http/api.js';
 import { allocationParams, migrationBody, returnBody } from './schemas.js';
 import type { MigrationService } from './service.js';

@@ -2,7 +2,7 @@
 // removed (the three proofs), and how a removal batch is judged from counts (never from replies).
 import { BUILT_IN_HOTSPOT_USER } from '../../../protocol/index.js';
 
-/** More local accounts than this: no automatic switch (document 1, Limits). */
+/** More local accounts than this: no automatic switch. */
 export const MAX_LOCAL_ACCOUNTS = 15_000;
 /** Less free flash than this, in Mo: no migration (the backup must fit). */
 export const MIN_FREE_FLASH_MO = 25;

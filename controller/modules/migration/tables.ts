@@ -1,4 +1,4 @@
-/** Where a router stands in its move to RADIUS (document 1: ARMEMENT after apply, REVENU_EN_LOCAL after a return). */
+/** Where a router stands in its move to RADIUS (`docs/api/migration.md`, statut). */
 export type MigrationStatut = 'EN_COURS' | 'ARMEMENT' | 'CONFIRMEE' | 'ECHEC' | 'REVENU_EN_LOCAL';
 
 /**

@@ -1,4 +1,4 @@
-// What RADIUS_MIGRATION_WATCH runs: an armed migration is confirmed by the
+// What RADIUS_MIGRATION_WATCH runs (every 3 minutes): an armed migration is confirmed by the
 // first real authentication accepted through the router's NAS since it was armed. With
 // RADIUS_READY_AUTO_CONFIRM_ENABLED off the authentication is recorded and an administrator confirms.
 import { iso } from '../../core/clock.js';

@@ -1,6 +1,6 @@
 // POST /api/v1/radius/nas must answer ROUTER_SERIAL_REQUIRED for any body without a serial, and
 // the body parser refuses some before any route runs (a JSON string, number or null, broken JSON).
-// Mounted just before the body parser, this turns those refusals into the contract's code.
+// Mounted just before the body parser, this turns those refusals into ROUTER_SERIAL_REQUIRED.
 import type { Context, Next } from 'koa';
 import { AppError } from '../../core/app-error.js';
 

@@ -62,8 +62,8 @@ export class DbNasDirectory implements NasDirectory {
     key: string,
     read: () => Promise<{ id: string; client_id: string; secret: string } | undefined>,
   ): Promise<NasEntry | null> {
-    // Wall time, not the injected clock: this bounds staleness, it is not a business rule.
-    const now = Date.now();
+    // A monotonic timer, not the injected clock: this bounds staleness, it is not a business rule.
+    const now = performance.now();
     const hit = cache.get(key);
     if (hit && hit.until > now) return hit.entry === null ? null : { ...hit.entry };
     const row = await read();

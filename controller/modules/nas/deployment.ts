@@ -18,7 +18,7 @@ import { provisioningScript, SCRIPT_NAME, type RadiusTarget } from './provisioni
 import * as q from './queries.js';
 import type { NasTable } from './tables.js';
 
-/** The lock never outlives this (document 1, Limits: 180 s at most). */
+/** A deployment lock lasts 180 s at most (`docs/api/nas.md`). */
 export const DEPLOYMENT_LOCK_MS = 180_000;
 // Room left before the lock expires for recording the outcome.
 const LOCK_MARGIN_MS = 5_000;

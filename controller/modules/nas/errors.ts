@@ -1,11 +1,11 @@
-// The refusals of the NAS routes, built in one place so their bodies stay exactly as the contract
-// shows them. None of them ever carries the RADIUS secret.
+// The refusals of the NAS routes, built in one place so their bodies keep the shapes
+// docs/api/nas.md gives. None of them ever carries the RADIUS secret.
 import { AppError } from '../../core/app-error.js';
 import type { AllocationView } from '../allocations/index.js';
 import { provisioningBlock } from './nas-view.js';
 import type { NasDeploymentsTable, NasTable } from './tables.js';
 
-/** Retry-After of a 409 DEPLOYMENT_IN_PROGRESS (document 1, Limits). */
+/** Retry-After of a 409 DEPLOYMENT_IN_PROGRESS: the client waits this long, then verifies. */
 export const RETRY_AFTER_SECONDS = 15;
 
 export const nasNotFound = (): AppError => new AppError('NAS_NOT_FOUND', 'No active NAS with this id');

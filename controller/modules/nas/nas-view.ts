@@ -1,5 +1,6 @@
-// What clients see of a NAS: the topology entry of document 1 (plus shortname, allocation, serial
-// and model, which document 3 reads), its eligibility, and the provisioning block. Never the secret.
+// What clients see of a NAS: its topology entry (docs/api/nas.md) plus shortname, allocation, serial
+// and model (the client's equipment screens read them), its eligibility, and the provisioning block.
+// Never the secret.
 import type { AllocationView } from '../allocations/index.js';
 import type { NasRole, NasStatus, NasTable } from './tables.js';
 

@@ -42,7 +42,7 @@ export const CUT_SCRIPT_NAME = 'ticketnet-radius-off';
 
 /**
  * Turns RADIUS off on the hotspot server profiles (return to local accounts): the hotspot goes back
- * to its local users only. The `/radius` entry is left in place (document 1). Safe to run again.
+ * to its local users only. The `/radius` entry is left in place. Safe to run again.
  */
 export function radiusCutScript(): string {
   return [

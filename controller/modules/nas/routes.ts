@@ -1,6 +1,6 @@
-// Document 1's RADIUS topology and enrolment routes under /api/v1/radius. Client token, tenant from
-// the token, RADIUS licence active. Answers carry their fields beside `success` (no `data`
-// wrapper), as the contract shows them, and the header X-Contract-Version: 1.0.
+// The RADIUS topology and enrolment routes under /api/v1/radius (rules: docs/api/nas.md). Client
+// token, tenant from the token, RADIUS licence active. Answers carry their fields beside `success`
+// (no `data` wrapper), and the header X-Contract-Version: 1.0.
 import type { Context } from 'koa';
 import type { Api } from '../../http/api.js';
 import type { Principal } from '../../http/principal.js';
@@ -9,7 +9,7 @@ import type { NasService } from './service.js';
 
 const BASE = '/api/v1/radius';
 const tags = ['nas'];
-/** "The topology contract carries version 1.0" (document 1, Versioning). */
+/** Version of the topology contract, sent as the header X-Contract-Version on every answer. */
 export const CONTRACT_VERSION = '1.0';
 
 export function nasRoutes(api: Api, deps: { nas: NasService }): void {

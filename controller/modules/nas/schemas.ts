@@ -11,8 +11,8 @@ const enrolBody = z.object({
 
 /**
  * The POST /nas body as the OpenAPI document shows it. It lets anything through (`catch` hands
- * the input back): the handler parses it itself, because a missing serial must answer the
- * contract's ROUTER_SERIAL_REQUIRED, not the generic VALIDATION_ERROR, and only after the licence.
+ * the input back): the handler parses it itself, because a missing serial must answer
+ * ROUTER_SERIAL_REQUIRED, not the generic VALIDATION_ERROR, and only after the licence.
  */
 export const enrolBodyDoc = enrolBody.catch((ctx) => ctx.value as z.output<typeof enrolBody>);
 

@@ -1,8 +1,8 @@
 // What the NOTIFICATIONS_PUSH job runs: sends due pushes with no transaction open across the network. Rows
 // are claimed by one conditional UPDATE, sent, then each outcome is written under its claim. A run
 // that dies mid-way leaves claims that lapse, and those rows are sent by a later run.
-import { randomUUID } from 'node:crypto';
 import { iso, type Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import * as q from './queries.js';
@@ -56,7 +56,7 @@ export class PushDispatcher {
     const report: DispatchReport = { sent: 0, retrying: 0, failed: 0, skipped: 0 };
     let handled = 0;
     while (handled < this.#maxPerRun) {
-      const claimId = randomUUID();
+      const claimId = newId();
       const rows = await this.#claim(now, claimId, Math.min(this.#batch, this.#maxPerRun - handled));
       if (rows.length === 0) break;
       for (let i = 0; i < rows.length; i += this.#concurrency) {

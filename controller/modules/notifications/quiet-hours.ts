@@ -1,5 +1,5 @@
 // Quiet hours hold a push back until the window ends; the inbox shows the notification at once.
-// No RADIUS event of document 1 asks for them; any caller of `notify` may pass a window.
+// No RADIUS event uses them; any caller of `notify` may pass a window.
 
 /** A daily window in UTC, `HH:MM` to `HH:MM`; it may cross midnight (22:00 to 07:00). */
 export interface QuietHours {

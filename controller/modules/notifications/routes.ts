@@ -1,5 +1,5 @@
 // The inbox of the calling account and its push tokens. Every account kind has an inbox; the
-// RADIUS events of document 1 go to clients (managers).
+// RADIUS events (docs/api/migration.md, Events and jobs) go to clients (managers).
 import type { Api } from '../../http/api.js';
 import { deviceBody, emptyBody, inboxQuery, notificationParams } from './schemas.js';
 import type { NotificationsService } from './service.js';

@@ -1,5 +1,5 @@
-// Document 1's reseller routes under /v1/radius. Answers follow that document's style: top-level
-// fields beside `success` (as its token, topology and migration answers do), no `data` wrapper.
+// The reseller routes under /v1/radius (rules: docs/api/resellers.md). Answers put their fields
+// beside `success` (as the token, topology and migration answers do), no `data` wrapper.
 import type { Context } from 'koa';
 import { AppError } from '../../core/app-error.js';
 import type { Api } from '../../http/api.js';

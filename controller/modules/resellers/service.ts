@@ -1,5 +1,5 @@
-// Resellers in RADIUS mode (document 1): identity, caps, prepaid balance and its ledger, tokens,
-// and the batch rule that debits the balance in the same transaction that creates the tickets.
+// Resellers in RADIUS mode (docs/api/resellers.md): identity, caps, prepaid balance and its ledger,
+// tokens, and the batch rule that debits the balance in the same transaction that creates the tickets.
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
@@ -319,7 +319,7 @@ export class ResellersService {
   }
 
   /**
-   * A reseller's batch, in document 1's order: (1) batch size, (2) cumulative cap, (3) balance,
+   * A reseller's batch, checks and acts in this order: (1) batch size, (2) cumulative cap, (3) balance,
    * (4) tickets created with `reseller_name`, (5) balance debited and a ledger line written — all in
    * one transaction with the reseller row locked, so concurrent batches can neither overdraw nor lose
    * a debit, and tickets never exist without their debit (or the reverse).

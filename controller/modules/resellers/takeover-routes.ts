@@ -1,5 +1,5 @@
 // POST /v1/radius/resellers/takeover: the manager has the centre take over the resellers its
-// router kept, without uploading anything (document 1, "Takeover"). Registered apart from routes.ts.
+// router kept, without uploading anything (docs/api/resellers.md). Registered apart from routes.ts.
 import { z } from 'zod';
 import type { Api } from '../../http/api.js';
 import type { TakeoverService } from './takeover-service.js';

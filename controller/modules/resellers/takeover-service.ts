@@ -1,4 +1,4 @@
-// Takeover of the resellers a local-mode site kept on its router (document 1, "Takeover"): the
+// Takeover of the resellers a local-mode site kept on its router (docs/api/resellers.md): the
 // agent reads the accounts, then each reseller is written in its own short transaction (no
 // transaction spans the router read). Replays are safe: movements are keyed by their `txn_…` id,
 // the opening balance by the router serial, and a reseller that exists centrally is never
@@ -22,7 +22,7 @@ import {
 } from './takeover-plan.js';
 import * as tq from './takeover-queries.js';
 
-/** Document 1's creation defaults ("Limits"), given to resellers the router had no caps for. */
+/** The creation defaults of a reseller, given to resellers the router had no caps for. */
 const DEFAULT_MAX_BATCH_SIZE = 100;
 const DEFAULT_MAX_USERS_TOTAL = 1000;
 /** 15,000 hotspot users are read in one pass; two minutes is generous for a small router. */

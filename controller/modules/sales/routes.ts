@@ -1,5 +1,5 @@
-// The local sales registry under /api/v1/radius (document 1 leaves the path open; see
-// docs/decisions.md). Every answer names its registry, as document 1 asks of each screen.
+// The local sales registry under /api/v1/radius/sales (paths and rules: docs/decisions.md). Every
+// answer names its registry: it never adds up with platform sales or wallet movements.
 import type { Api } from '../../http/api.js';
 import { importBody, salesQuery, summaryQuery } from './schemas.js';
 import { REGISTRY, type SalesService } from './service.js';

@@ -1,4 +1,4 @@
-// The local sales registry (document 1, "Sales record"): the history the local ticket manager kept
+// The local sales registry: the history the local ticket manager kept
 // on each router, repatriated through the agent page by page, stored once per event, and summed
 // with the registry rules: only VENTE is money, CONNEXION is usage, undated sales count in totals
 // but in no month. This registry never adds up with platform sales or wallet movements.
@@ -13,7 +13,10 @@ import * as q from './queries.js';
 import { startOf } from './schemas.js';
 import type { SalesRecordsTable } from './tables.js';
 
-/** Which of the three registries an answer shows (document 1: each screen states it). */
+/**
+ * Which registry an answer shows. Platform sales, wallet movements and the local sales history
+ * never add up, so every answer (and the screen that shows it) names its own.
+ */
 export const REGISTRY = 'LOCAL_SALES_HISTORY';
 
 export const DEFAULT_PAGE_SIZE = 1000;

@@ -2,7 +2,7 @@
 export type SalesRecordType = 'VENTE' | 'CONNEXION';
 export const SALES_RECORD_TYPES: readonly SalesRecordType[] = ['VENTE', 'CONNEXION'];
 
-/** One event of a router's local sales history (document 1, "Sales record"), repatriated. */
+/** One event of a router's local sales history, repatriated (rules: `docs/decisions.md`). */
 export interface SalesRecordsTable {
   id: string;
   client_id: string;

@@ -131,7 +131,7 @@ describe('RADIUS flags in the configuration', () => {
     });
   });
 
-  it("read document 1's names, the TICKETNET_ names winning", () => {
+  it('read the RADIUS_ flag names, the TICKETNET_ names winning', () => {
     const config = loadConfig({
       RADIUS_AFFLUENCE_REPORT_ENABLED: 'false',
       RADIUS_MIGRATION_WATCH_ENABLED: '0',

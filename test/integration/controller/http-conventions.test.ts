@@ -138,7 +138,7 @@ forEachDatabase('HTTP conventions', (database) => {
 });
 
 describe('route envelope families', () => {
-  it('adds the top-level code on document 1 RADIUS routes', async () => {
+  it('adds the top-level code on the /v1/radius and /api/v1/radius routes', async () => {
     const t = await startTestController(TEST_DATABASES[0]!);
     try {
       const res = await t.request('GET', '/v1/radius/nothing-here');

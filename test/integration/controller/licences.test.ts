@@ -12,7 +12,7 @@ forEachDatabase('licences', (database) => {
   const grant = (token: string, body: unknown) =>
     t.request('POST', '/api/v1/admin/licences', { token, body });
 
-  it('holds the catalogue as data with the seed prices', async () => {
+  it('holds the catalogue as data, with only the published prices', async () => {
     const res = await t.request('GET', '/api/v1/licences/plans');
     const byCode = Object.fromEntries(res.body.data.map((p: { code: string }) => [p.code, p]));
     expect(Object.keys(byCode).sort()).to.deep.equal([

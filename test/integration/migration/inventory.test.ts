@@ -1,5 +1,5 @@
-// The migration inventory: read only, through the agent, every field of document 1, and each
-// refusal motif; a refused migration touches nothing on the router.
+// The migration inventory: read only, through the agent, every field docs/api/migration.md lists,
+// and each refusal motif; a refused migration touches nothing on the router.
 import { expect } from 'chai';
 import { forEachDatabase } from '../../support/databases.js';
 import { hotspotUsesRadius, MigrationFixture, voucherNames } from './migration-fixture.js';

@@ -6,7 +6,7 @@ import type { TestResponse } from '../../support/test-controller.js';
 import { eventually } from '../hub/hub-fixture.js';
 import { secretOf, startNasTest, type NasTest, type Site } from './nas-fixture.js';
 
-forEachDatabase('NAS enrolment (document 1)', (database) => {
+forEachDatabase('NAS enrolment', (database) => {
   let t: NasTest;
   // A set-up that failed leaves nothing to close (and must not close the previous test's twice).
   afterEach(async () => {

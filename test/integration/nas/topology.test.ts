@@ -7,7 +7,7 @@ import { startNasTest, type NasTest } from './nas-fixture.js';
 
 const DAY = 86_400_000;
 
-forEachDatabase('NAS topology (document 1)', (database) => {
+forEachDatabase('NAS topology', (database) => {
   let t: NasTest;
   beforeEach(async () => (t = await startNasTest(database)));
   // A set-up that failed leaves nothing to close (and must not close the previous test's twice).

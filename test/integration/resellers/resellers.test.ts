@@ -4,7 +4,7 @@ import { startTestController, type TestController } from '../../support/test-con
 
 const DAY = 86_400_000;
 
-forEachDatabase('resellers (document 1)', (database) => {
+forEachDatabase('resellers', (database) => {
   let t: TestController;
   let manager: { token: string; id: string; email: string };
 
@@ -297,7 +297,7 @@ forEachDatabase('resellers (document 1)', (database) => {
     });
   });
 
-  describe('batches (server order of document 1)', () => {
+  describe('batches (size, total, balance, then tickets and debit)', () => {
     const batch = (token: string, body: unknown) => req('POST', '/vouchers/batch', body, token);
     const state = async () => {
       const r = (await req('GET', '/resellers')).body.resellers[0];

@@ -163,7 +163,7 @@ for (const [version, SALES] of [
       const rows = await t.db.db.selectFrom('sales_records').select(['type', 'sold_at', 'month']).execute();
       expect(rows).to.have.length(SALES);
 
-      // Every fifth entry of the seed is a reconnection: usage, never money, and never dated.
+      // Every fifth entry the simulator seeds is a reconnection: usage, never money, and never dated.
       const summary = (await t.request('GET', '/api/v1/radius/sales/summary', { token: client.token })).body;
       expect(summary.registry).to.equal('LOCAL_SALES_HISTORY');
       const connexions = rows.filter((r) => r.type === 'CONNEXION');

@@ -47,7 +47,7 @@ export async function startSite(database: TestDatabase): Promise<Site> {
   };
 }
 
-/** The router's reseller fleet as the agent reports it (built from the seed's truth, not the parser). */
+/** The router's reseller fleet as the agent reports it (built from the simulator seed's truth, not the parser). */
 export function fleetExport(truths: readonly ResellerTruth[], tags: Record<string, number>) {
   const output: CommandOutput<'resellers.export'> = {
     serial: FLEET_SERIAL,

@@ -26,100 +26,28 @@ describe('parseRouterOsVersion', () => {
 });
 
 describe('capabilitiesFor', () => {
-  const table: {
-    version: string;
-    emptyReply: boolean;
-    wireguard: boolean;
-    fileRead: boolean;
-    challengeLogin: boolean;
-    fileTime: string;
-  }[] = [
-    {
-      version: '6.42.12',
-      emptyReply: false,
-      wireguard: false,
-      fileRead: false,
-      challengeLogin: true,
-      fileTime: 'creation-time',
-    },
-    {
-      version: '6.49.10 (long-term)',
-      emptyReply: false,
-      wireguard: false,
-      fileRead: false,
-      challengeLogin: false,
-      fileTime: 'creation-time',
-    },
-    {
-      version: '7.12.1',
-      emptyReply: false,
-      wireguard: true,
-      fileRead: false,
-      challengeLogin: false,
-      fileTime: 'creation-time',
-    },
-    {
-      version: '7.13',
-      emptyReply: false,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
-    },
-    {
-      version: '7.16 (stable)',
-      emptyReply: false,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
-    },
-    {
-      version: '7.17.2',
-      emptyReply: false,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
-    },
+  const table: { version: string; fileTransfer: string; licenseId: string[] }[] = [
+    { version: '6.42.12', fileTransfer: 'ftp', licenseId: ['software-id'] },
+    { version: '6.49.10 (long-term)', fileTransfer: 'ftp', licenseId: ['software-id'] },
+    { version: '7.12.1', fileTransfer: 'ftp', licenseId: ['system-id', 'software-id'] },
+    { version: '7.13', fileTransfer: 'file-read', licenseId: ['system-id', 'software-id'] },
+    { version: '7.16 (stable)', fileTransfer: 'file-read', licenseId: ['system-id', 'software-id'] },
     {
       version: '7.18beta2 (development)',
-      emptyReply: true,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
+      fileTransfer: 'file-read',
+      licenseId: ['system-id', 'software-id'],
     },
-    {
-      version: '7.19 (stable)',
-      emptyReply: true,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
-    },
-    {
-      version: '8.0',
-      emptyReply: true,
-      wireguard: true,
-      fileRead: true,
-      challengeLogin: false,
-      fileTime: 'last-modified',
-    },
+    { version: '7.19 (stable)', fileTransfer: 'file-read', licenseId: ['system-id', 'software-id'] },
+    { version: '8.0', fileTransfer: 'file-read', licenseId: ['system-id', 'software-id'] },
   ];
   for (const row of table) {
     it(row.version, () => {
       const caps = capabilitiesFor(row.version);
       expect({
         version: row.version,
-        emptyReply: caps.emptyReply,
-        wireguard: caps.wireguard,
-        fileRead: caps.fileRead,
-        challengeLogin: caps.challengeLogin,
-        fileTime: caps.properties.fileTime,
+        fileTransfer: caps.fileTransfer,
+        licenseId: [...caps.properties.licenseId],
       }).to.deep.equal(row);
-      expect(caps.fileTransfer).to.equal(caps.fileRead ? 'file-read' : 'ftp');
-      expect(caps.menus.wireguard === undefined).to.equal(!caps.wireguard);
     });
   }
 

@@ -139,7 +139,7 @@ describe('reseller comment (agent)', () => {
     }
   });
 
-  it('reads the whole simulated fleet exactly as the seed wrote it', () => {
+  it('reads the whole simulated fleet exactly as the simulator seeded it', () => {
     const sim = new RouterSim({ serial: 'C4AD34AB12CD', version: '7.19', seed: { resellerFleet: true } });
     const truth = sim.seedReport.resellers;
     const users = sim.state.table('/ip/hotspot/user').list();
