@@ -14,6 +14,7 @@ import { migrateToLatest } from './db/migrate.js';
 import {
   AgentHub,
   type AgentHubOptions,
+  AgentLinks,
   LocalCommandSignals,
   CommandService,
   loadControllerIdentity,
@@ -201,7 +202,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const scheduler = new Scheduler(database.db, clock, config.instanceId, logger);
 
   const hubOptions: AgentHubOptions = { ...options.hub, instanceId: config.instanceId };
-  const allocations = new AllocationsService(database.db, clock, logger, {
+  const agentLinks = new AgentLinks(database.db);
+  const allocations = new AllocationsService(database.db, clock, logger, agentLinks, {
     publicUrl: () => config.publicUrl ?? defaultPublicUrl(config.host, controller.boundPort ?? config.port),
     // Three missed heartbeats: the instance holding the link has stopped refreshing it.
     linkStaleMs: 3 * (hubOptions.heartbeatMs ?? 30_000),
@@ -210,7 +212,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const commands = new CommandService(database.db, clock, signals, allocations, logger);
   const hub = new AgentHub(
     {
-      db: database.db,
+      links: agentLinks,
       clock,
       logger,
       identity: await loadControllerIdentity(config.dataDir),

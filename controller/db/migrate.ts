@@ -15,8 +15,10 @@ import * as m0008 from './migrations/0008-ticket-list-order.js';
 import * as m0009 from './migrations/0009-ticket-limits.js';
 import * as m0010 from './migrations/0010-radius-migration.js';
 import * as m0011 from './migrations/0011-ticket-list-covering.js';
+import * as m0012 from './migrations/0012-agent-links.js';
 
-const MIGRATIONS: Record<string, Migration> = {
+/** Every migration by name; applied in name order. */
+export const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-agent-link': m0002,
   '0003-radius': m0003,
@@ -28,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-ticket-limits': m0009,
   '0010-radius-migration': m0010,
   '0011-ticket-list-covering': m0011,
+  '0012-agent-links': m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -414,7 +414,6 @@ export class AgentSession {
     const enrolled = await this.host.allocations.enrolAgent({
       code: normaliseEnrolCode(body.code),
       agentKey: body.agent_key,
-      agentVersion: body.agent_version,
       facts: body.facts,
       factsAt: envelope.ts,
     });

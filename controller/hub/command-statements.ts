@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../db/prepared-statement.js';
 import { GroupCommit } from './group-commit.js';
+import { linkOfCommandHeldBy } from './link-queries.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 
 /** The columns of a command row, in the order the insert takes them. */
@@ -99,15 +100,7 @@ export class CommandStatements {
         .where('id', '=', slot(0))
         .where('state', '=', 'QUEUED')
         .where('deadline', '>', slot(2))
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('allocations')
-              .select('allocations.id')
-              .whereRef('allocations.id', '=', 'agent_commands.allocation_id')
-              .where('allocations.link_session', '=', slot(1)),
-          ),
-        )
+        .where(linkOfCommandHeldBy(slot(1)))
         .returningAll()
         .compile(),
     );

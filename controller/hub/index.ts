@@ -1,5 +1,6 @@
 // The agent hub's public surface: modules and the composition root import from here only.
 export { AgentHub, type AgentHubOptions } from './agent-hub.js';
+export { AgentLinks } from './agent-links.js';
 export { CommandService } from './command-service.js';
 export { LocalCommandSignals } from './command-signals.js';
 export { loadControllerIdentity } from './controller-identity.js';
