@@ -17,6 +17,7 @@ import {
   AgentLinks,
   LocalCommandSignals,
   CommandService,
+  commandRoutes,
   loadControllerIdentity,
 } from './hub/index.js';
 import { Api } from './http/api.js';
@@ -337,7 +338,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
   healthRoutes(api, { db: database.db, version: VERSION });
   accountsRoutes(api, accounts);
   licencesRoutes(api, licences);
-  allocationsRoutes(api, allocations, commands);
+  allocationsRoutes(api, allocations);
+  commandRoutes(api, commands);
   ticketsRoutes(api, tickets, licences);
   resellersRoutes(api, { resellers, licences });
   takeoverRoutes(api, { takeover, licences });

@@ -4,4 +4,5 @@ export { AgentLinks } from './agent-links.js';
 export { CommandService } from './command-service.js';
 export { LocalCommandSignals } from './command-signals.js';
 export { loadControllerIdentity } from './controller-identity.js';
+export { commandRoutes } from './routes.js';
 export { runOnAgent, type AgentOutcome } from './run-on-agent.js';
