@@ -12,6 +12,7 @@ import { ManualClock, systemClock, type Clock } from './core/clock.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import {
+  AgentCommandRunner,
   AgentHub,
   type AgentHubOptions,
   AgentLinks,
@@ -250,15 +251,16 @@ export async function createController(options: ControllerOptions): Promise<Cont
   });
   const resellers = new ResellersService(database.db, database.caps, clock, tickets);
   // Both read the router through its agent (never a transaction open while they wait).
-  const takeover = new TakeoverService(database.db, database.caps, clock, { allocations, commands });
-  const sales = new SalesService(database.db, database.caps, clock, { allocations, commands });
+  const runner = new AgentCommandRunner(commands, allocations);
+  const takeover = new TakeoverService(database.db, database.caps, clock, runner);
+  const sales = new SalesService(database.db, database.caps, clock, { allocations, runner });
   const nas = new NasService({
     db: database.db,
     caps: database.caps,
     clock,
     logger,
     allocations,
-    commands,
+    runner,
     tickets,
     sessions: radius,
     directory: nasDirectory,
@@ -299,7 +301,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     clock,
     logger,
     allocations,
-    commands,
+    runner,
     licences,
     tickets,
     nas,

@@ -5,4 +5,9 @@ export { CommandService } from './command-service.js';
 export { LocalCommandSignals } from './command-signals.js';
 export { loadControllerIdentity } from './controller-identity.js';
 export { commandRoutes } from './routes.js';
-export { runOnAgent, type AgentOutcome } from './run-on-agent.js';
+export {
+  AgentCommandRunner,
+  type AgentOutcome,
+  type AgentTarget,
+  type CommandFault,
+} from './agent-command-runner.js';
