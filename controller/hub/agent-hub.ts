@@ -14,9 +14,10 @@ import { iso, type Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { AgentLinks } from './agent-links.js';
-import { AgentSession, AgentSocket, type RadiusRelayHandler, type SessionHost } from './agent-session.js';
+import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
 import type { CommandService, LocalLinks } from './command-service.js';
 import type { CommandSignals } from './command-signals.js';
+import type { RadiusRelayHandler } from './radius-relay-handler.js';
 import type { AgentCommandsTable } from './tables.js';
 
 export const AGENT_PATH = '/agent/v1';

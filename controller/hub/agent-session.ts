@@ -39,21 +39,8 @@ import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
 import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
+import type { RadiusFrame, RadiusRelayHandler } from './radius-relay-handler.js';
 import type { AgentCommandsTable } from './tables.js';
-
-/** A `radius` frame's body: one RADIUS datagram relayed over the link. */
-export type RadiusFrame = z.output<(typeof MESSAGE_SCHEMAS)['radius']>;
-
-/**
- * Answers a RADIUS datagram an agent relayed for its router: the `radius` frame to send back, or
- * null to stay silent (the router retries). Injected by the composition root so the hub does not
- * depend on the RADIUS server. Must not throw.
- */
-export type RadiusRelayHandler = (
-  allocationId: string,
-  clientId: string,
-  frame: RadiusFrame,
-) => Promise<RadiusFrame | null>;
 
 /** What a session needs from its hub. */
 export interface SessionHost {
