@@ -116,13 +116,8 @@ async function setup(): Promise<void> {
       enrol_code_used_at: now,
       agent_id: randomUUID(),
       agent_public_key: keys.publicKey,
-      agent_version: '0.1.0-bench',
       enrolled_at: now,
       revoked_at: null,
-      link_state: 'DISCONNECTED',
-      link_instance: null,
-      link_session: null,
-      last_seen_at: null,
       router_serial: null,
       router_identity: null,
       router_model: null,
@@ -136,7 +131,7 @@ async function setup(): Promise<void> {
     rows.push(row);
     identities.push({ agent_id: row.agent_id!, allocation_id: row.id, secret_key: keys.secretKey });
   }
-  // 25 columns × 500 rows stays below SQLite's bound-parameter limit; one transaction for the lot.
+  // 20 columns × 500 rows stays below SQLite's bound-parameter limit; one transaction for the lot.
   await controller.database.db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += 500) {
       await trx

@@ -17,7 +17,8 @@ import * as m0009 from './migrations/0009-ticket-limits.js';
 import * as m0010 from './migrations/0010-radius-migration.js';
 import * as m0011 from './migrations/0011-ticket-list-covering.js';
 
-const HISTORY: Record<string, Migration> = {
+/** The history: every migration written before modules declared their own. */
+export const HISTORY: Record<string, Migration> = {
   '0001-foundation': m0001,
   '0002-agent-link': m0002,
   '0003-radius': m0003,

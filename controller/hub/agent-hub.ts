@@ -11,19 +11,19 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type Server as WsServer } from 'ws';
 import { signingKey, type KeyPair, type SigningKey } from '../../protocol/index.js';
 import { iso, type Clock } from '../core/clock.js';
-import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
-import { AgentSession, AgentSocket, type RadiusRelayHandler, type SessionHost } from './agent-session.js';
+import type { AgentLinks } from './agent-links.js';
+import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
 import type { CommandService, LocalLinks } from './command-service.js';
 import type { CommandSignals } from './command-signals.js';
-import * as links from './link-queries.js';
+import type { RadiusRelayHandler } from './radius-relay-handler.js';
 import type { AgentCommandsTable } from './tables.js';
 
 export const AGENT_PATH = '/agent/v1';
 
 export interface AgentHubOptions {
-  /** Names this instance in `allocations.link_instance`; unique per running controller. */
+  /** Names this instance in `agent_links.link_instance`; unique per running controller. */
   instanceId: string;
   /** Time an agent has after the challenge to send enrol or hello (default 10 s). */
   handshakeTimeoutMs?: number;
@@ -38,7 +38,8 @@ export interface AgentHubOptions {
 }
 
 export interface AgentHubDeps {
-  db: Db;
+  /** The link rows this hub writes (the composition root shares them with their readers). */
+  links: AgentLinks;
   clock: Clock;
   logger: Logger;
   identity: KeyPair;
@@ -76,7 +77,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   /** Set once by whoever answers RADIUS for enrolled routers (attachRadiusRelay). */
   radiusRelay: RadiusRelayHandler | undefined;
 
-  readonly #db: Db;
+  readonly #agentLinks: AgentLinks;
   readonly #instanceId: string;
   readonly #heartbeatMs: number;
   readonly #sweepMs: number;
@@ -109,7 +110,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   #closing = false;
 
   constructor(deps: AgentHubDeps, options: AgentHubOptions) {
-    this.#db = deps.db;
+    this.#agentLinks = deps.links;
     this.clock = deps.clock;
     this.logger = deps.logger.child({ component: 'agent-hub' });
     this.identity = deps.identity;
@@ -224,14 +225,9 @@ export class AgentHub implements SessionHost, LocalLinks {
       if (this.#checkNext >= held.length) this.#checkNext = 0;
       const checked = held.slice(this.#checkNext, this.#checkNext + OWNERSHIP_CHECKS_PER_SWEEP);
       this.#checkNext += checked.length;
-      const owners = new Map(
-        (
-          await links.linkOwners(
-            this.#db,
-            this.#instanceId,
-            checked.map((s) => s.agent!.allocationId),
-          )
-        ).map((l) => [l.id, l.link_session]),
+      const owners = await this.#agentLinks.owners(
+        this.#instanceId,
+        checked.map((s) => s.agent!.allocationId),
       );
       for (const session of checked) {
         // A session registered after the read above may not be in it yet.
@@ -255,7 +251,7 @@ export class AgentHub implements SessionHost, LocalLinks {
 
   async register(session: AgentSession): Promise<void> {
     const agent = session.agent!;
-    await links.markConnected(this.#db, agent.allocationId, {
+    await this.#agentLinks.markConnected(agent.allocationId, {
       instance: this.#instanceId,
       session: session.sid,
       now: iso(this.clock.now()),
@@ -275,7 +271,7 @@ export class AgentHub implements SessionHost, LocalLinks {
       const agent = session.agent;
       if (!agent || session.registration === 0) return;
       if (this.#links.get(agent.allocationId) === session) this.#links.delete(agent.allocationId);
-      await links.markDisconnected(this.#db, agent.allocationId, session.sid, iso(this.clock.now()));
+      await this.#agentLinks.markDisconnected(agent.allocationId, session.sid, iso(this.clock.now()));
     } finally {
       this.#sessions.delete(session);
       this.#handshaking.delete(session);
@@ -341,7 +337,7 @@ export class AgentHub implements SessionHost, LocalLinks {
     try {
       const now = iso(this.clock.now());
       for (let i = 0; i < alive.length; i += MAX_IDS_PER_STATEMENT) {
-        await links.touchLinks(this.#db, this.#instanceId, alive.slice(i, i + MAX_IDS_PER_STATEMENT), now);
+        await this.#agentLinks.touch(this.#instanceId, alive.slice(i, i + MAX_IDS_PER_STATEMENT), now);
       }
     } catch (err) {
       this.logger.error({ err }, 'agent heartbeat write failed');

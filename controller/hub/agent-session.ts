@@ -1,5 +1,6 @@
-// One agent connection, from the challenge to the close: handshake (enrol or hello), then signed
-// frames in order (acks, results, reports, pings) and the commands the hub gives it to send.
+// One agent connection, from the challenge to the close: the handshake (enrol or hello, checked by
+// agent-handshake.ts), then, once the link is recorded and the agent welcomed, signed frames in
+// order (acks, results, reports, pings) and the commands the hub gives it to send.
 // Frames are handled one at a time so an ack is recorded before the result that follows it.
 // The connection speaks the protocol version the agent chose from the challenge's offer; in version
 // 2 an agent frame may be a `batch` (an ack and its result under one signature: one verification and
@@ -18,9 +19,7 @@ import {
   MAX_BATCH_MESSAGES,
   type MESSAGE_SCHEMAS,
   messagesOf,
-  normaliseEnrolCode,
   openEnvelope,
-  parseEnvelopeUnverified,
   ProtocolError,
   SequenceCounter,
   SequenceGuard,
@@ -39,21 +38,9 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
+import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
+import type { RadiusFrame, RadiusRelayHandler } from './radius-relay-handler.js';
 import type { AgentCommandsTable } from './tables.js';
-
-/** A `radius` frame's body: one RADIUS datagram relayed over the link. */
-export type RadiusFrame = z.output<(typeof MESSAGE_SCHEMAS)['radius']>;
-
-/**
- * Answers a RADIUS datagram an agent relayed for its router: the `radius` frame to send back, or
- * null to stay silent (the router retries). Injected by the composition root so the hub does not
- * depend on the RADIUS server. Must not throw.
- */
-export type RadiusRelayHandler = (
-  allocationId: string,
-  clientId: string,
-  frame: RadiusFrame,
-) => Promise<RadiusFrame | null>;
 
 /** What a session needs from its hub. */
 export interface SessionHost {
@@ -71,14 +58,6 @@ export interface SessionHost {
   register(session: AgentSession): Promise<void>;
   /** Called once, when the socket is closed and the session's handlers have finished. */
   release(session: AgentSession): Promise<void>;
-}
-
-export interface SessionAgent {
-  allocationId: string;
-  clientId: string;
-  agentId: string;
-  publicKey: string;
-  version: string;
 }
 
 /**
@@ -368,20 +347,22 @@ export class AgentSession {
   }
 
   async #handshake(raw: RawData): Promise<void> {
-    const first = parseEnvelopeUnverified(raw, {
-      sid: this.sid,
-      expect: ['enrol', 'hello'],
-      from: 'agent',
-    });
+    const first = readFirstFrame(raw, this.sid);
     // The agent chose the version from the challenge's offer; the answer (welcome, or an error) and
     // everything after are in it. Unverified yet, but it only picks the language of the reply.
     this.#version = first.v;
-    const agent =
-      first.type === 'enrol'
-        ? await this.#enrol(raw, first.body.agent_key)
-        : await this.#hello(raw, first.body.agent_id);
+    const answer = await agentHandshake(raw, first, {
+      sid: this.sid,
+      inbound: this.#in,
+      allocations: this.host.allocations,
+    });
+    if ('refused' in answer) {
+      this.refuse(answer.refused.code, answer.refused.message);
+      return;
+    }
+    const { agent } = answer;
     // A method call, not a property read: the state changes across the awaits above.
-    if (!agent || this.#isClosed()) return;
+    if (this.#isClosed()) return;
     this.agent = agent;
     this.#agentKey = verifyingKey(agent.publicKey);
     await this.host.register(this);
@@ -400,67 +381,6 @@ export class AgentSession {
 
   #isClosed(): boolean {
     return this.#state === 'closed';
-  }
-
-  async #enrol(raw: RawData, agentKey: string): Promise<SessionAgent | undefined> {
-    // Signed by the key it registers: proof that the agent holds the secret half.
-    const envelope = openEnvelope(raw, {
-      publicKey: agentKey,
-      sid: this.sid,
-      expect: ['enrol'],
-    });
-    this.#in.accept(envelope.seq);
-    const { body } = envelope;
-    const enrolled = await this.host.allocations.enrolAgent({
-      code: normaliseEnrolCode(body.code),
-      agentKey: body.agent_key,
-      agentVersion: body.agent_version,
-      facts: body.facts,
-      factsAt: envelope.ts,
-    });
-    if (!enrolled) {
-      this.refuse('ENROL_CODE_INVALID', 'enrolment code unknown, used or expired');
-      return undefined;
-    }
-    return {
-      allocationId: enrolled.allocationId,
-      clientId: enrolled.clientId,
-      agentId: enrolled.agentId,
-      publicKey: body.agent_key,
-      version: body.agent_version,
-    };
-  }
-
-  async #hello(raw: RawData, agentId: string): Promise<SessionAgent | undefined> {
-    const record = await this.host.allocations.findAgent(agentId);
-    if (!record) {
-      this.refuse('AGENT_UNKNOWN', 'no enrolled agent with this id and key');
-      return undefined;
-    }
-    let envelope;
-    try {
-      envelope = openEnvelope(raw, { publicKey: record.publicKey, sid: this.sid, expect: ['hello'] });
-    } catch (err) {
-      // A key that is not the registered one reads exactly like an unknown agent.
-      if (err instanceof ProtocolError && err.code === 'BAD_SIGNATURE') {
-        this.refuse('AGENT_UNKNOWN', 'no enrolled agent with this id and key');
-        return undefined;
-      }
-      throw err;
-    }
-    // Only after the signature: an unauthenticated peer learns nothing about revocations.
-    if (record.revoked) {
-      this.refuse('AGENT_REVOKED', 'this agent was revoked');
-      return undefined;
-    }
-    this.#in.accept(envelope.seq);
-    return {
-      allocationId: record.allocationId,
-      clientId: record.clientId,
-      agentId,
-      publicKey: record.publicKey,
-      version: envelope.body.agent_version,
-    };
   }
 
   #fail(err: unknown): void {

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { linkOfCommandHeldBy } from './link-queries.js';
 import { OPEN_COMMAND_STATES, type CommandState } from './tables.js';
 
 /** Everything still waiting for an outcome and not past its deadline: what a fresh link carries. */
@@ -26,10 +27,10 @@ export const queuedForInstance = (db: Db, instanceId: string, now: string, limit
     .where((eb) =>
       eb.exists(
         eb
-          .selectFrom('allocations')
-          .select('allocations.id')
-          .whereRef('allocations.id', '=', 'agent_commands.allocation_id')
-          .where('allocations.link_instance', '=', instanceId),
+          .selectFrom('agent_links')
+          .select('agent_links.allocation_id')
+          .whereRef('agent_links.allocation_id', '=', 'agent_commands.allocation_id')
+          .where('agent_links.link_instance', '=', instanceId),
       ),
     )
     .orderBy('created_at')
@@ -59,15 +60,7 @@ export async function claimForSend(db: Db, id: string, sid: string, now: string)
     .where('id', '=', id)
     .where('state', 'in', OPEN_COMMAND_STATES)
     .where('deadline', '>', now)
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('allocations')
-          .select('allocations.id')
-          .whereRef('allocations.id', '=', 'agent_commands.allocation_id')
-          .where('allocations.link_session', '=', sid),
-      ),
-    )
+    .where(linkOfCommandHeldBy(sid))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }

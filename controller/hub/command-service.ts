@@ -116,8 +116,7 @@ export class CommandService {
         details: [{ field: 'params', message: check.fault.message }],
       });
     }
-    // The client's allocation, as AllocationsService.get would check it, with a statement compiled once.
-    if (!(await this.#statements.allocationOfClient(clientId, allocationId))) {
+    if (!(await this.allocations.belongsTo(clientId, allocationId))) {
       throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     }
     const now = this.clock.now();

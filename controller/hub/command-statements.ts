@@ -11,6 +11,7 @@ import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../db/prepared-statement.js';
 import { GroupCommit } from './group-commit.js';
+import { linkOfCommandHeldBy } from './link-queries.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 
 /** The columns of a command row, in the order the insert takes them. */
@@ -40,12 +41,7 @@ export type Outcome = Pick<
 
 const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
 
-// Allocations known to belong to a client. An allocation never changes client and is never deleted,
-// so a positive answer stays true; bounded so that scanning ids cannot grow it without limit.
-const MAX_KNOWN_ALLOCATIONS = 100_000;
-
 export class CommandStatements {
-  readonly #allocationOfClient: PreparedStatement<{ id: string }>;
   readonly #insert: PreparedStatement<unknown>;
   readonly #findForClient: PreparedStatement<AgentCommandsTable>;
   readonly #findForAllocation: PreparedStatement<AgentCommandsTable>;
@@ -53,19 +49,9 @@ export class CommandStatements {
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
   readonly #writes: GroupCommit;
-  /** allocation id → its client, for the allocations already found (see MAX_KNOWN_ALLOCATIONS). */
-  readonly #owners = new Map<string, string>();
 
   constructor(db: Db, logger: Logger) {
     this.#writes = new GroupCommit(db, logger);
-    this.#allocationOfClient = new PreparedStatement(
-      db
-        .selectFrom('allocations')
-        .select('id')
-        .where('client_id', '=', slot(0))
-        .where('id', '=', slot(1))
-        .compile(),
-    );
     this.#insert = new PreparedStatement(
       db
         .insertInto('agent_commands')
@@ -99,15 +85,7 @@ export class CommandStatements {
         .where('id', '=', slot(0))
         .where('state', '=', 'QUEUED')
         .where('deadline', '>', slot(2))
-        .where((eb) =>
-          eb.exists(
-            eb
-              .selectFrom('allocations')
-              .select('allocations.id')
-              .whereRef('allocations.id', '=', 'agent_commands.allocation_id')
-              .where('allocations.link_session', '=', slot(1)),
-          ),
-        )
+        .where(linkOfCommandHeldBy(slot(1)))
         .returningAll()
         .compile(),
     );
@@ -141,19 +119,6 @@ export class CommandStatements {
         .returningAll()
         .compile(),
     );
-  }
-
-  /** True when the allocation exists and belongs to the client. */
-  async allocationOfClient(clientId: string, allocationId: string): Promise<boolean> {
-    if (this.#owners.get(allocationId) === clientId) return true;
-    const found =
-      (await this.#writes.run((db) => this.#allocationOfClient.run(db, [clientId, allocationId]))).rows
-        .length > 0;
-    if (found) {
-      if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
-      this.#owners.set(allocationId, clientId);
-    }
-    return found;
   }
 
   /**

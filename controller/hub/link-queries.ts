@@ -1,31 +1,56 @@
-// The link columns of `allocations`, written by the hub instance that holds the agent's socket so
-// that any instance can answer the list. `link_session` (the connection's challenge nonce) says
-// which connection owns the link, so a late write from a replaced connection changes nothing.
+// The hub's `agent_links` rows, written by the hub instance that holds the agent's socket so that any
+// instance can answer for the link. `link_session` (the connection's challenge nonce) says which
+// connection owns the link, so a late write from a replaced connection changes nothing.
+import type { ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { HubTables } from './tables.js';
 
+/**
+ * The link is held by connection `sid`: the one condition on which every write of a connection
+ * (its release, a command's send) depends. `sid` may be a prepared statement's slot.
+ */
+export const heldBySession = (sid: string) => (eb: ExpressionBuilder<HubTables, 'agent_links'>) =>
+  eb('agent_links.link_session', '=', sid);
+
+/**
+ * The link of the command's allocation is held by connection `sid`, for statements on
+ * `agent_commands`. EXISTS looks the link up by primary key, one row per command considered.
+ */
+export const linkOfCommandHeldBy = (sid: string) => (eb: ExpressionBuilder<HubTables, 'agent_commands'>) =>
+  eb.exists(
+    eb
+      .selectFrom('agent_links')
+      .select('agent_links.allocation_id')
+      .whereRef('agent_links.allocation_id', '=', 'agent_commands.allocation_id')
+      .where(heldBySession(sid)),
+  );
+
+/** Records the link as connection `session`'s on `instance` (the row is created on the first link). */
 export const markConnected = (
   db: Db,
   allocationId: string,
   link: { instance: string; session: string; now: string; agentVersion: string },
-) =>
-  db
-    .updateTable('allocations')
-    .set({
-      link_state: 'CONNECTED',
-      link_instance: link.instance,
-      link_session: link.session,
-      last_seen_at: link.now,
-      agent_version: link.agentVersion,
-    })
-    .where('id', '=', allocationId)
+) => {
+  const values = {
+    link_state: 'CONNECTED' as const,
+    link_instance: link.instance,
+    link_session: link.session,
+    last_seen_at: link.now,
+    agent_version: link.agentVersion,
+  };
+  return db
+    .insertInto('agent_links')
+    .values({ allocation_id: allocationId, ...values })
+    .onConflict((oc) => oc.column('allocation_id').doUpdateSet(values))
     .execute();
+};
 
 export const markDisconnected = (db: Db, allocationId: string, session: string, now: string) =>
   db
-    .updateTable('allocations')
+    .updateTable('agent_links')
     .set({ link_state: 'DISCONNECTED', link_instance: null, link_session: null, last_seen_at: now })
-    .where('id', '=', allocationId)
-    .where('link_session', '=', session)
+    .where('allocation_id', '=', allocationId)
+    .where(heldBySession(session))
     .execute();
 
 /**
@@ -35,9 +60,9 @@ export const markDisconnected = (db: Db, allocationId: string, session: string, 
  */
 export const touchLinks = (db: Db, instance: string, allocationIds: readonly string[], now: string) =>
   db
-    .updateTable('allocations')
+    .updateTable('agent_links')
     .set({ last_seen_at: now })
-    .where('id', 'in', allocationIds)
+    .where('allocation_id', 'in', allocationIds)
     // coalesce() keeps SQLite on the primary key: without table statistics it would rather walk the
     // link_instance index, i.e. every link this instance holds (13-30 ms per slice at 10k links).
     .where((eb) => eb(eb.fn.coalesce('link_instance', eb.val('')), '=', instance))
@@ -49,12 +74,20 @@ export async function linkOwners(
   db: Db,
   instance: string,
   allocationIds: readonly string[],
-): Promise<{ id: string; link_session: string | null }[]> {
+): Promise<{ allocation_id: string; link_session: string | null }[]> {
   // Read by primary key and filtered here, for the same reason as in touchLinks.
   const rows = await db
-    .selectFrom('allocations')
-    .select(['id', 'link_session', 'link_instance', 'link_state'])
-    .where('id', 'in', allocationIds)
+    .selectFrom('agent_links')
+    .select(['allocation_id', 'link_session', 'link_instance', 'link_state'])
+    .where('allocation_id', 'in', allocationIds)
     .execute();
   return rows.filter((r) => r.link_instance === instance && r.link_state === 'CONNECTED');
 }
+
+/** The links of these allocations, those that ever had one (read by primary key). */
+export const linksOf = (db: Db, allocationIds: readonly string[]) =>
+  db
+    .selectFrom('agent_links')
+    .select(['allocation_id', 'link_state', 'last_seen_at', 'agent_version'])
+    .where('allocation_id', 'in', allocationIds)
+    .execute();

@@ -1,21 +1,27 @@
 import { defineModule } from '../modules/define-module.js';
+import { AgentCommandRunner } from './agent-command-runner.js';
 import { AgentHub } from './agent-hub.js';
+import { AgentLinks } from './agent-links.js';
 import { CommandService } from './command-service.js';
 import { LocalCommandSignals } from './command-signals.js';
 import { loadControllerIdentity } from './controller-identity.js';
 import { commandExpiryJob } from './jobs.js';
+import * as m0012 from './migrations/0012-agent-links.js';
+import { commandRoutes } from './routes.js';
 
 export const hubModule = defineModule({
   name: 'hub',
-  tables: ['agent_commands'],
-  provides: ['hub', 'commands'],
+  tables: ['agent_commands', 'agent_links'],
+  migrations: { '0012-agent-links': m0012 },
+  provides: ['hub', 'commands', 'agentLinks', 'runner'],
   build: async ({ db, clock, logger, config, options, use }) => {
     const allocations = use('allocations');
+    const agentLinks = new AgentLinks(db);
     const signals = new LocalCommandSignals();
     const commands = new CommandService(db, clock, signals, allocations, logger);
     const hub = new AgentHub(
       {
-        db,
+        links: agentLinks,
         clock,
         logger,
         identity: await loadControllerIdentity(config.dataDir),
@@ -26,7 +32,8 @@ export const hubModule = defineModule({
       { ...options.hub, instanceId: config.instanceId },
     );
     return {
-      services: { hub, commands },
+      services: { hub, commands, agentLinks, runner: new AgentCommandRunner(commands, allocations) },
+      routes: (api) => commandRoutes(api, { commands }),
       jobs: [commandExpiryJob({ commands })],
     };
   },

@@ -28,6 +28,25 @@ export interface AgentCommandsTable {
   fault_retryable: number | null;
 }
 
+export type LinkState = 'CONNECTED' | 'DISCONNECTED';
+
+/**
+ * An agent's link, one row per allocation that ever had one. Written by the hub instance that holds
+ * the socket, so that any instance can answer for it.
+ */
+export interface AgentLinksTable {
+  allocation_id: string;
+  link_state: LinkState;
+  /** The instance holding the socket (`instanceId`), null while disconnected. */
+  link_instance: string | null;
+  /** Session id (challenge nonce) of the connection that owns the link; guards stale writes. */
+  link_session: string | null;
+  last_seen_at: string | null;
+  /** The version the agent announced on its latest handshake. */
+  agent_version: string | null;
+}
+
 export interface HubTables {
   agent_commands: AgentCommandsTable;
+  agent_links: AgentLinksTable;
 }

@@ -3,7 +3,14 @@
 // (docs/adding-a-module.md).
 import type { JobsTables } from '../jobs/tables.js';
 import type { Scheduler } from '../jobs/scheduler.js';
-import { hubModule, type AgentHub, type CommandService, type HubTables } from '../hub/index.js';
+import {
+  hubModule,
+  type AgentCommandRunner,
+  type AgentHub,
+  type AgentLinks,
+  type CommandService,
+  type HubTables,
+} from '../hub/index.js';
 import { radiusModule, type RadiusService, type RadiusTables } from '../radius/index.js';
 import { accountsModule, type AccountsService, type AccountsTables } from './accounts/index.js';
 import { adminModule } from './admin/index.js';
@@ -56,6 +63,8 @@ export interface Services {
   allocations: AllocationsService;
   hub: AgentHub;
   commands: CommandService;
+  agentLinks: AgentLinks;
+  runner: AgentCommandRunner;
   tickets: TicketsService;
   nas: NasService;
   nasDirectory: DbNasDirectory;

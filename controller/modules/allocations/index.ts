@@ -3,3 +3,4 @@ export { AllocationsService, type AllocationView } from './service.js';
 export { allocationsRoutes } from './routes.js';
 export { allocationsModule } from './module.js';
 export type { AllocationsTables } from './tables.js';
+export type { LinkFacts, LinkState, LinkStateReader } from './link-state.js';

@@ -7,14 +7,21 @@ export const allocationsModule = defineModule({
   tables: ['allocations', 'agent_reports'],
   provides: ['allocations'],
   build: ({ db, clock, logger, options, publicUrl, use }) => {
-    const allocations = new AllocationsService(db, clock, logger, {
-      publicUrl,
-      // Three missed heartbeats: the instance holding the link has stopped refreshing it.
-      linkStaleMs: 3 * (options.hub?.heartbeatMs ?? 30_000),
-    });
+    const allocations = new AllocationsService(
+      db,
+      clock,
+      logger,
+      // The hub owns the link rows and is built after this module; views ask it once requests arrive.
+      { linksOf: (ids) => use('agentLinks').linksOf(ids) },
+      {
+        publicUrl,
+        // Three missed heartbeats: the instance holding the link has stopped refreshing it.
+        linkStaleMs: 3 * (options.hub?.heartbeatMs ?? 30_000),
+      },
+    );
     return {
       services: { allocations },
-      routes: (api) => allocationsRoutes(api, { allocations, commands: use('commands') }),
+      routes: (api) => allocationsRoutes(api, { allocations }),
     };
   },
 });

@@ -46,7 +46,7 @@ export const claimEnrolCode = (
   db: Db,
   codeHash: string,
   now: string,
-  agent: { agent_id: string; agent_public_key: string; agent_version: string },
+  agent: { agent_id: string; agent_public_key: string },
 ) =>
   db
     .updateTable('allocations')

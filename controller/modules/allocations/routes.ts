@@ -1,14 +1,9 @@
-import type { CommandService } from '../../hub/index.js';
 import type { Api } from '../../http/api.js';
-import { allocationParams, commandParams, createAllocationBody, enqueueCommandBody } from './schemas.js';
+import { allocationParams, createAllocationBody } from './schemas.js';
 import type { AllocationsService } from './service.js';
-import { AppError } from '../../core/app-error.js';
 
-export function allocationsRoutes(
-  api: Api,
-  deps: { allocations: AllocationsService; commands: CommandService },
-): void {
-  const { allocations, commands } = deps;
+export function allocationsRoutes(api: Api, deps: { allocations: AllocationsService }): void {
+  const { allocations } = deps;
   api.route(
     {
       method: 'post',
@@ -49,41 +44,5 @@ export function allocationsRoutes(
       success: true,
       data: await allocations.get(principal!.tenantId, params.id),
     }),
-  );
-
-  api.route(
-    {
-      method: 'post',
-      path: '/api/v1/clients/allocations/:id/commands',
-      summary: "Queue a catalogue command for the allocation's agent",
-      tags: ['allocations'],
-      auth: ['client'],
-      params: allocationParams,
-      body: enqueueCommandBody,
-      status: 202,
-    },
-    async (_ctx, { params, body, principal }) => ({
-      success: true,
-      data: await commands.enqueue(principal!.tenantId, params.id, body.name, body.params, {
-        ...(body.timeout_seconds !== undefined ? { timeoutMs: body.timeout_seconds * 1000 } : {}),
-      }),
-    }),
-  );
-
-  api.route(
-    {
-      method: 'get',
-      path: '/api/v1/clients/allocations/:id/commands/:commandId',
-      summary: 'A command with its state, output and fault',
-      tags: ['allocations'],
-      auth: ['client'],
-      params: commandParams,
-    },
-    async (_ctx, { params, principal }) => {
-      const command = await commands.get(principal!.tenantId, params.commandId);
-      if (command.allocation_id !== params.id)
-        throw new AppError('COMMAND_NOT_FOUND', 'No command with this id');
-      return { success: true, data: command };
-    },
   );
 }

@@ -6,8 +6,10 @@ import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { ENROL_CODE_TTL_MS, generateEnrolCode, hashEnrolCode } from './enrol-code.js';
 import { installCommands, type InstallCommands } from './install-commands.js';
+import { AllocationOwners } from './owners.js';
 import * as q from './queries.js';
-import type { AllocationsTable, LinkState } from './tables.js';
+import { NO_LINK, type LinkFacts, type LinkState, type LinkStateReader } from './link-state.js';
+import type { AllocationsTable } from './tables.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -73,12 +75,23 @@ export interface AllocationsOptions {
 const FACTS_PARTIAL = ROUTER_FACTS_SCHEMA.partial();
 
 export class AllocationsService {
+  readonly #owners: AllocationOwners;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** The agents' links, which the hub owns. */
+    private readonly links: LinkStateReader,
     private readonly options: AllocationsOptions,
-  ) {}
+  ) {
+    this.#owners = new AllocationOwners(db);
+  }
+
+  /** True when the allocation exists and belongs to the client (the hub asks it for every command). */
+  belongsTo(clientId: string, allocationId: string): Promise<boolean> {
+    return this.#owners.belongsTo(clientId, allocationId);
+  }
 
   /** A new router slot for the client and its one-time enrolment code (24 h). */
   async create(
@@ -97,13 +110,8 @@ export class AllocationsService {
       enrol_code_used_at: null,
       agent_id: null,
       agent_public_key: null,
-      agent_version: null,
       enrolled_at: null,
       revoked_at: null,
-      link_state: 'DISCONNECTED',
-      link_instance: null,
-      link_session: null,
-      last_seen_at: null,
       router_serial: null,
       router_identity: null,
       router_model: null,
@@ -117,7 +125,7 @@ export class AllocationsService {
     await q.insertAllocation(this.db, row);
     const controllerUrl = this.options.publicUrl();
     return {
-      allocation: this.#view(row, now),
+      allocation: this.#view(row, NO_LINK, now),
       enrolment: {
         code,
         expires_at: row.enrol_code_expires_at!,
@@ -129,21 +137,23 @@ export class AllocationsService {
 
   async list(clientId: string): Promise<AllocationView[]> {
     const now = this.clock.now();
-    return (await q.listForClient(this.db, clientId)).map((row) => this.#view(row, now));
+    const rows = await q.listForClient(this.db, clientId);
+    const links = await this.links.linksOf(rows.map((row) => row.id));
+    return rows.map((row) => this.#view(row, links.get(row.id) ?? NO_LINK, now));
   }
 
   /** The client's allocation; 404 for an unknown id or another tenant's. */
   async get(clientId: string, id: string): Promise<AllocationView> {
     const row = await q.findForClient(this.db, clientId, id);
     if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
-    return this.#view(row, this.clock.now());
+    return this.#viewWithLink(row);
   }
 
   /** Any tenant's allocation with its owner, for administrator routes; 404 for an unknown id. */
   async getWithOwner(id: string): Promise<{ clientId: string; allocation: AllocationView }> {
     const row = UUID.test(id) ? await q.findById(this.db, id) : undefined;
     if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
-    return { clientId: row.client_id, allocation: this.#view(row, this.clock.now()) };
+    return { clientId: row.client_id, allocation: await this.#viewWithLink(row) };
   }
 
   /**
@@ -153,7 +163,6 @@ export class AllocationsService {
   async enrolAgent(input: {
     code: string;
     agentKey: string;
-    agentVersion: string;
     facts?: unknown;
     factsAt: string;
   }): Promise<EnrolledAgent | undefined> {
@@ -161,7 +170,6 @@ export class AllocationsService {
     const claimed = await q.claimEnrolCode(this.db, hashEnrolCode(input.code), iso(this.clock.now()), {
       agent_id: agentId,
       agent_public_key: input.agentKey,
-      agent_version: input.agentVersion,
     });
     if (!claimed) return undefined;
     if (input.facts) await this.recordFacts(claimed.id, input.facts, input.factsAt);
@@ -232,9 +240,14 @@ export class AllocationsService {
     await q.updateFacts(db, allocationId, columns, at);
   }
 
-  #view(row: AllocationsTable, now: Date): AllocationView {
+  async #viewWithLink(row: AllocationsTable): Promise<AllocationView> {
+    const link = (await this.links.linksOf([row.id])).get(row.id) ?? NO_LINK;
+    return this.#view(row, link, this.clock.now());
+  }
+
+  #view(row: AllocationsTable, link: LinkFacts, now: Date): AllocationView {
     const stale =
-      row.last_seen_at === null || now.getTime() - Date.parse(row.last_seen_at) > this.options.linkStaleMs;
+      link.last_seen_at === null || now.getTime() - Date.parse(link.last_seen_at) > this.options.linkStaleMs;
     return {
       id: row.id,
       label: row.label,
@@ -242,9 +255,9 @@ export class AllocationsService {
       status: enrolmentStatus(row, now),
       enrolment_expires_at: row.enrolled_at ? null : row.enrol_code_expires_at,
       enrolled_at: row.enrolled_at,
-      agent_version: row.agent_version,
-      link_state: row.link_state === 'CONNECTED' && !stale ? 'CONNECTED' : 'DISCONNECTED',
-      last_seen_at: row.last_seen_at,
+      agent_version: link.agent_version,
+      link_state: link.link_state === 'CONNECTED' && !stale ? 'CONNECTED' : 'DISCONNECTED',
+      last_seen_at: link.last_seen_at,
       router: {
         serial: row.router_serial,
         identity: row.router_identity,

@@ -1,6 +1,4 @@
-export type LinkState = 'CONNECTED' | 'DISCONNECTED';
-
-/** One router slot of a client, its enrolled agent, the agent's link and the router's last facts. */
+/** One router slot of a client, its enrolled agent and the router's last facts (the link is the hub's). */
 export interface AllocationsTable {
   id: string;
   client_id: string;
@@ -13,15 +11,8 @@ export interface AllocationsTable {
   agent_id: string | null;
   /** Base64 Ed25519 key the agent registered at enrolment; every later hello must be signed by it. */
   agent_public_key: string | null;
-  agent_version: string | null;
   enrolled_at: string | null;
   revoked_at: string | null;
-  /** Written by the hub instance that holds the socket, so every instance can answer the list. */
-  link_state: LinkState;
-  link_instance: string | null;
-  /** Session id (challenge nonce) of the connection that owns the link; guards stale writes. */
-  link_session: string | null;
-  last_seen_at: string | null;
   router_serial: string | null;
   router_identity: string | null;
   router_model: string | null;

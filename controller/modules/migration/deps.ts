@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
-import type { CommandService } from '../../hub/index.js';
+import type { AgentCommandRunner } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationsService } from '../allocations/index.js';
 import type { LicencesService } from '../licences/index.js';
@@ -30,7 +30,7 @@ export interface MigrationDeps {
   clock: Clock;
   logger: Logger;
   allocations: AllocationsService;
-  commands: CommandService;
+  runner: AgentCommandRunner;
   licences: LicencesService;
   tickets: TicketsService;
   nas: NasService;

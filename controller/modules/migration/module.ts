@@ -14,7 +14,7 @@ export const migrationModule = defineModule({
       clock,
       logger,
       allocations: use('allocations'),
-      commands: use('commands'),
+      runner: use('runner'),
       licences: use('licences'),
       tickets: use('tickets'),
       nas: use('nas'),

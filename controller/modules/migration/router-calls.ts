@@ -6,13 +6,8 @@ import {
   type CommandOutput,
   type CommandParams,
 } from '../../../protocol/index.js';
-import { runOnAgent, type AgentOutcome } from '../../hub/index.js';
+import type { AgentOutcome, AgentTarget } from '../../hub/index.js';
 import type { MigrationDeps } from './deps.js';
-
-export interface RouterTarget {
-  clientId: string;
-  allocationId: string;
-}
 
 export function waitFor(deps: MigrationDeps, name: CommandName): number {
   const catalogue = COMMANDS[name].defaultTimeoutSeconds * 1000;
@@ -21,11 +16,11 @@ export function waitFor(deps: MigrationDeps, name: CommandName): number {
 
 export function callRouter<N extends CommandName>(
   deps: MigrationDeps,
-  target: RouterTarget,
+  target: AgentTarget,
   name: N,
   params: CommandParams<N>,
 ): Promise<AgentOutcome<CommandOutput<N>>> {
-  return runOnAgent(deps.commands, target, name, params, waitFor(deps, name));
+  return deps.runner.run(target, name, params, waitFor(deps, name));
 }
 
 /** One line for logs and answers: why a command gave no output. */
@@ -44,7 +39,7 @@ export function outcomeReason(outcome: Exclude<AgentOutcome<unknown>, { kind: 'd
  */
 export async function runWindowed<N extends CommandName>(
   deps: MigrationDeps,
-  target: RouterTarget,
+  target: AgentTarget,
   name: N,
   batches: readonly CommandParams<N>[],
   window: number,

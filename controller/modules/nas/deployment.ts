@@ -8,7 +8,7 @@ import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
-import { type CommandService, runOnAgent, type AgentOutcome } from '../../hub/index.js';
+import type { AgentCommandRunner, AgentOutcome } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
 import type { TicketsService } from '../tickets/index.js';
@@ -27,7 +27,7 @@ export interface DeploymentDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  commands: CommandService;
+  runner: AgentCommandRunner;
   tickets: TicketsService;
   registry: NasRegistry;
   target: RadiusTarget;
@@ -90,12 +90,11 @@ export class NasDeployment {
     syncHotspot: boolean,
   ): Promise<DeploymentResult> {
     const target = { clientId, allocationId: allocation.id };
-    const { commands, registry } = this.deps;
+    const { runner, registry } = this.deps;
     const sync = syncHotspot ? await this.#sync(clientId, allocation.id, held) : null;
 
     const script = provisioningScript(held.nas, this.deps.target);
-    const applied = await runOnAgent(
-      commands,
+    const applied = await runner.run(
       target,
       'router.script.apply',
       { name: SCRIPT_NAME, source: script },
@@ -125,8 +124,7 @@ export class NasDeployment {
     allocationId: string,
     held: Held,
   ): Promise<NonNullable<DeploymentResult['sync']>> {
-    const exported = await runOnAgent(
-      this.deps.commands,
+    const exported = await this.deps.runner.run(
       { clientId, allocationId },
       'hotspot.users.export',
       { include_profiles: true },

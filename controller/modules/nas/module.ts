@@ -17,7 +17,7 @@ export const nasModule = defineModule({
       clock,
       logger,
       allocations: use('allocations'),
-      commands: use('commands'),
+      runner: use('runner'),
       tickets: use('tickets'),
       // The RADIUS server is built after this module (it reads the directory); the topology asks it
       // for open sessions only once requests arrive.

@@ -1,11 +1,11 @@
 // The NAS module's API: topology, promotion, deletion, enrolment, provisioning and verification of
 // a client's RADIUS routers, and the RADIUS directory. Routers are only ever reached through their
-// agent (CommandService); other modules' data through their services.
+// agent (AgentCommandRunner); other modules' data through their services.
 import type { Clock } from '../../core/clock.js';
 import { iso } from '../../core/clock.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
-import { type CommandService, runOnAgent } from '../../hub/index.js';
+import type { AgentCommandRunner } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { NasEntry } from '../../radius/index.js';
 import type { AllocationView, AllocationsService } from '../allocations/index.js';
@@ -42,7 +42,7 @@ export interface NasServiceDeps {
   clock: Clock;
   logger: Logger;
   allocations: AllocationsService;
-  commands: CommandService;
+  runner: AgentCommandRunner;
   tickets: TicketsService;
   sessions: OpenSessionCounter;
   directory: DbNasDirectory;
@@ -186,8 +186,7 @@ export class NasService {
    * stays, so a later migration or an enrolment finds it. Resolves with the agent's outcome.
    */
   cutRadius(clientId: string, allocationId: string, waitMs: number) {
-    return runOnAgent(
-      this.deps.commands,
+    return this.deps.runner.run(
       { clientId, allocationId },
       'router.script.apply',
       { name: CUT_SCRIPT_NAME, source: radiusCutScript() },

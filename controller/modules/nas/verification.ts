@@ -3,7 +3,7 @@
 // reason, not an error: the app polls this after a 409 and must get an answer either way.
 import { createHash } from 'node:crypto';
 import type { CommandOutput } from '../../../protocol/index.js';
-import { type CommandService, runOnAgent } from '../../hub/index.js';
+import type { AgentCommandRunner } from '../../hub/index.js';
 import type { AllocationView } from '../allocations/index.js';
 import { tunnelStatus } from './nas-view.js';
 import { nasComment, type RadiusTarget } from './provisioning-script.js';
@@ -52,7 +52,7 @@ export const deployingReport = (tunnel: boolean): VerifyReport => ({
 });
 
 export async function verifyRouter(
-  deps: { commands: CommandService; target: RadiusTarget; bridgeTimeoutMs: number },
+  deps: { runner: AgentCommandRunner; target: RadiusTarget; bridgeTimeoutMs: number },
   clientId: string,
   nas: NasTable,
   allocation: AllocationView,
@@ -65,8 +65,7 @@ export async function verifyRouter(
       stale_entries: 0,
     };
   }
-  const read = await runOnAgent(
-    deps.commands,
+  const read = await deps.runner.run(
     { clientId, allocationId: allocation.id },
     'radius.status',
     {},

@@ -11,10 +11,7 @@ export const resellersModule = defineModule({
   build: ({ db, caps, clock, use }) => {
     const resellers = new ResellersService(db, caps, clock, use('tickets'));
     // It reads the router through its agent (never a transaction open while it waits).
-    const takeover = new TakeoverService(db, caps, clock, {
-      allocations: use('allocations'),
-      commands: use('commands'),
-    });
+    const takeover = new TakeoverService(db, caps, clock, use('runner'));
     return {
       services: { resellers, takeover },
       routes: (api) => {

@@ -8,7 +8,7 @@ import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { runRouterCommand, type RouterCommandDeps } from '../sales/index.js';
+import type { AgentCommandRunner as RouterCommandDeps } from '../../hub/index.js';
 import * as q from './queries.js';
 import type { ResellerLedgerTable, ResellersTable } from './tables.js';
 import {
@@ -93,10 +93,8 @@ export class TakeoverService {
   ) {}
 
   async run(clientId: string, allocationId: string): Promise<TakeoverReport> {
-    const read = await runRouterCommand(
-      this.router,
-      clientId,
-      allocationId,
+    const read = await this.router.runForRequest(
+      { clientId, allocationId },
       'resellers.export',
       {},
       EXPORT_TIMEOUT_MS,

@@ -10,7 +10,7 @@ export const salesModule = defineModule({
     // It reads the router through its agent (never a transaction open while it waits).
     const sales = new SalesService(db, caps, clock, {
       allocations: use('allocations'),
-      commands: use('commands'),
+      runner: use('runner'),
     });
     return { services: { sales }, routes: (api) => salesRoutes(api, { sales }) };
   },

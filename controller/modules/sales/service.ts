@@ -7,7 +7,8 @@ import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
-import { runRouterCommand, type RouterCommandDeps } from './router-command.js';
+import type { AgentCommandRunner } from '../../hub/index.js';
+import type { AllocationsService } from '../allocations/index.js';
 import { entryHash, parseSalesEntry, scriptNumber } from './sales-entry.js';
 import * as q from './queries.js';
 import { startOf } from './schemas.js';
@@ -75,12 +76,18 @@ export interface ListFilter {
   offset: number;
 }
 
+/** The import reads the router through its agent; the reads check the client's allocation. */
+export interface SalesRouter {
+  allocations: AllocationsService;
+  runner: AgentCommandRunner;
+}
+
 export class SalesService {
   constructor(
     private readonly db: Db,
     private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
-    private readonly router: RouterCommandDeps,
+    private readonly router: SalesRouter,
   ) {}
 
   /**
@@ -97,10 +104,8 @@ export class SalesService {
     };
     let cursor: string | undefined;
     do {
-      const page = await runRouterCommand(
-        this.router,
-        clientId,
-        allocationId,
+      const page = await this.router.runner.runForRequest(
+        { clientId, allocationId },
         'sales.export',
         { limit: pageSize, ...(cursor !== undefined ? { cursor } : {}) },
         PAGE_TIMEOUT_MS,

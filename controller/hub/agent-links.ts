@@ -1,0 +1,49 @@
+// The agents' links as the database records them: the hub is their one writer, and other modules
+// read them through the LinkStateReader they declare (the allocations' views).
+import type { Db } from '../db/database.js';
+import type { LinkFacts, LinkStateReader } from '../modules/allocations/index.js';
+import * as q from './link-queries.js';
+
+// Ids per read: below SQLite's and PostgreSQL's bound-parameter limits (a client may hold 10k).
+const MAX_IDS_PER_READ = 1000;
+
+export class AgentLinks implements LinkStateReader {
+  constructor(private readonly db: Db) {}
+
+  async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
+    const links = new Map<string, LinkFacts>();
+    for (let i = 0; i < allocationIds.length; i += MAX_IDS_PER_READ) {
+      for (const { allocation_id, ...facts } of await q.linksOf(
+        this.db,
+        allocationIds.slice(i, i + MAX_IDS_PER_READ),
+      )) {
+        links.set(allocation_id, facts);
+      }
+    }
+    return links;
+  }
+
+  /** Records the link as connection `session`'s, held by `instance`. */
+  async markConnected(
+    allocationId: string,
+    link: { instance: string; session: string; now: string; agentVersion: string },
+  ): Promise<void> {
+    await q.markConnected(this.db, allocationId, link);
+  }
+
+  /** Records the link as down, unless another connection holds it by now. */
+  async markDisconnected(allocationId: string, session: string, now: string): Promise<void> {
+    await q.markDisconnected(this.db, allocationId, session, now);
+  }
+
+  /** Refreshes `last_seen_at` of these links, those `instance` still holds. */
+  async touch(instance: string, allocationIds: readonly string[], now: string): Promise<void> {
+    await q.touchLinks(this.db, instance, allocationIds, now);
+  }
+
+  /** allocation id → the session that owns its link, among these links held by `instance`. */
+  async owners(instance: string, allocationIds: readonly string[]): Promise<Map<string, string | null>> {
+    const rows = await q.linkOwners(this.db, instance, allocationIds);
+    return new Map(rows.map((r) => [r.allocation_id, r.link_session]));
+  }
+}

@@ -1,0 +1,45 @@
+// The command routes of an allocation: a client queues a catalogue command for its agent and reads
+// it back. Under the allocation's path, served by the hub's command queue.
+import { AppError } from '../core/app-error.js';
+import type { Api } from '../http/api.js';
+import type { CommandService } from './command-service.js';
+import { allocationParams, commandParams, enqueueCommandBody } from './schemas.js';
+
+export function commandRoutes(api: Api, deps: { commands: CommandService }): void {
+  const { commands } = deps;
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/clients/allocations/:id/commands',
+      summary: "Queue a catalogue command for the allocation's agent",
+      tags: ['allocations'],
+      auth: ['client'],
+      params: allocationParams,
+      body: enqueueCommandBody,
+      status: 202,
+    },
+    async (_ctx, { params, body, principal }) => ({
+      success: true,
+      data: await commands.enqueue(principal!.tenantId, params.id, body.name, body.params, {
+        ...(body.timeout_seconds !== undefined ? { timeoutMs: body.timeout_seconds * 1000 } : {}),
+      }),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/clients/allocations/:id/commands/:commandId',
+      summary: 'A command with its state, output and fault',
+      tags: ['allocations'],
+      auth: ['client'],
+      params: commandParams,
+    },
+    async (_ctx, { params, principal }) => {
+      const command = await commands.get(principal!.tenantId, params.commandId);
+      if (command.allocation_id !== params.id)
+        throw new AppError('COMMAND_NOT_FOUND', 'No command with this id');
+      return { success: true, data: command };
+    },
+  );
+}
