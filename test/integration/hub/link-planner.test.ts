@@ -9,7 +9,7 @@ import sinon from 'sinon';
 import type { CompiledQuery } from 'kysely';
 import { pino } from 'pino';
 import { openDatabase, type DatabaseHandle, type Db } from '../../../controller/db/database.js';
-import { migrateToLatest } from '../../../controller/db/migrate.js';
+import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import * as links from '../../../controller/hub/link-queries.js';
 import * as commands from '../../../controller/hub/command-queries.js';
 import { CommandStatements } from '../../../controller/hub/command-statements.js';
@@ -27,7 +27,7 @@ describe('agent link statements, before any ANALYZE [sqlite]', () => {
     dir = mkdtempSync(join(tmpdir(), 'tn-link-planner-'));
     handle = await openDatabase(`sqlite:${join(dir, 'p.db')}`);
     db = handle.db;
-    await migrateToLatest(db, handle.caps);
+    await migrateDatabase(handle);
   });
   after(async () => {
     await handle.close();
