@@ -1,5 +1,4 @@
 // The tickets module's public surface: other modules and the composition root import from here only.
 export { TicketsService, type TicketView } from './service.js';
 export { ticketsRoutes } from './routes.js';
-export { splitGigawords, joinGigawords } from './limits.js';
 export { decideAuth, type AuthTicket, type Grant, type RejectReason } from './ticket-rules.js';
