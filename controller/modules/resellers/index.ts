@@ -3,4 +3,3 @@ export { ResellersService } from './service.js';
 export { resellersRoutes } from './routes.js';
 export { TakeoverService } from './takeover-service.js';
 export { takeoverRoutes } from './takeover-routes.js';
-export { normaliseUsername } from './username.js';

@@ -2,4 +2,3 @@
 export { SalesService } from './service.js';
 export { salesRoutes } from './routes.js';
 export { runRouterCommand, type RouterCommandDeps } from './router-command.js';
-export { sellerOf } from './sales-fields.js';

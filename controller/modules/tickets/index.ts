@@ -2,4 +2,5 @@
 export { TicketsService, type TicketView } from './service.js';
 export { ticketsRoutes } from './routes.js';
 export { decideAuth, type AuthTicket, type Grant, type RejectReason } from './ticket-rules.js';
+export { normaliseUsername, sellerOf } from './reseller-name.js';
 export { TICKET_STATEMENT_SIZES } from './ticket-statements.js';
