@@ -282,7 +282,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   scheduler.register(new PushDispatcher(database.db, clock, pushSender, logger).job());
   const premiere = new PremiereAuthNotifier({ notifications, names: topologyRouterNames(nas), logger });
   radius.onAccepted(premiere.listener);
-  const affluence = new AffluenceService(database.db, clock, topologyRadiusRouters(nas));
+  const affluence = new AffluenceService(clock, radius.authLog, topologyRadiusRouters(nas));
   scheduler.register(
     affluenceReportJob({
       affluence,

@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import type { TicketsService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
 import { AccountingHandler } from './accounting-handler.js';
+import { AuthLogReader } from './auth-log-reader.js';
 import { bookkeeping } from './bookkeeping.js';
 import { ensureDictionaries } from './dictionary.js';
 import type { NasDirectory, NasEntry } from './nas-directory.js';
@@ -64,6 +65,8 @@ export class RadiusService {
   readonly #listeners = new Set<AcceptedListener>();
   #listener: UdpListener | null = null;
   #addresses: RadiusAddresses | null = null;
+  /** The authentication log's reads for other modules (read as written: no flush first). */
+  readonly authLog: AuthLogReader;
 
   constructor(
     private readonly deps: RadiusServiceDeps,
@@ -86,6 +89,7 @@ export class RadiusService {
     });
     this.#accounting = new AccountingHandler(this.#writer, deps.clock, deps.logger);
     this.#cache = new RetransmitCache(options.retransmitWindowMs ?? 5_000);
+    this.authLog = new AuthLogReader(deps.db);
   }
 
   /** Called after each accepted authentication (notifications). Returns the unsubscribe function. */

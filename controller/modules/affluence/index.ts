@@ -3,3 +3,4 @@ export { AffluenceService } from './service.js';
 export { affluenceRoutes } from './routes.js';
 export { affluenceReportJob } from './daily-report.js';
 export { topologyRadiusRouters } from './routers.js';
+export type { AuthLog } from './auth-log.js';
