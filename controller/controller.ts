@@ -30,12 +30,8 @@ import { allocationsRoutes, AllocationsService } from './modules/allocations/ind
 import { healthRoutes } from './modules/health/index.js';
 import { licencesRoutes, LicencesService } from './modules/licences/index.js';
 import { ticketsRoutes, TicketsService } from './modules/tickets/index.js';
-import {
-  resellersRoutes,
-  ResellersService,
-  takeoverRoutes,
-  TakeoverService,
-} from './modules/resellers/index.js';
+import { resellersRoutes, ResellersService } from './modules/resellers/index.js';
+import { takeoverRoutes, TakeoverService } from './modules/takeover/index.js';
 import { salesRoutes, SalesService } from './modules/sales/index.js';
 import { nasEnrolBodyGuard, DbNasDirectory, nasRoutes, NasService } from './modules/nas/index.js';
 import {
@@ -247,7 +243,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   });
   const resellers = new ResellersService(database.db, database.caps, clock, tickets);
   // Both read the router through its agent (never a transaction open while they wait).
-  const takeover = new TakeoverService(database.db, database.caps, clock, { allocations, commands });
+  const takeover = new TakeoverService(database.db, clock, resellers, { allocations, commands });
   const sales = new SalesService(database.db, database.caps, clock, { allocations, commands });
   const nas = new NasService({
     db: database.db,

@@ -8,7 +8,7 @@ import type { TicketsTables } from '../modules/tickets/tables.js';
 import type { RadiusTables } from '../radius/tables.js';
 import type { ResellersTables } from '../modules/resellers/tables.js';
 import type { NasTables } from '../modules/nas/tables.js';
-import type { TakeoverTables } from '../modules/resellers/takeover-tables.js';
+import type { TakeoverTables } from '../modules/takeover/tables.js';
 import type { SalesTables } from '../modules/sales/tables.js';
 import type { NotificationsTables } from '../modules/notifications/tables.js';
 import type { MigrationTables } from '../modules/migration/tables.js';
