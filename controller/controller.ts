@@ -29,7 +29,13 @@ import { adminRoutes } from './modules/admin/index.js';
 import { allocationsRoutes, AllocationsService } from './modules/allocations/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { licencesRoutes, LicencesService } from './modules/licences/index.js';
-import { ticketsRoutes, TicketsService } from './modules/tickets/index.js';
+import {
+  ProfilesService,
+  RouterImportService,
+  TicketAuthService,
+  ticketsRoutes,
+  TicketsService,
+} from './modules/tickets/index.js';
 import { resellersRoutes, ResellersService } from './modules/resellers/index.js';
 import { takeoverRoutes, TakeoverService } from './modules/takeover/index.js';
 import { salesRoutes, SalesService } from './modules/sales/index.js';
@@ -93,6 +99,8 @@ export interface Services {
   commands: CommandService;
   hub: AgentHub;
   tickets: TicketsService;
+  profiles: ProfilesService;
+  ticketImport: RouterImportService;
   resellers: ResellersService;
   takeover: TakeoverService;
   sales: SalesService;
@@ -224,13 +232,15 @@ export async function createController(options: ControllerOptions): Promise<Cont
     run: (now) => commands.expireOverdue(now),
   });
   const tickets = new TicketsService(database.db, database.caps, clock);
+  const profiles = new ProfilesService(database.db, database.caps, clock);
+  const ticketImport = new RouterImportService(database.db, database.caps, clock, profiles);
   const nasDirectory = new DbNasDirectory(database.db);
   const radius = new RadiusService(
     {
       db: database.db,
       clock,
       logger,
-      tickets,
+      tickets: new TicketAuthService(database.db),
       nas: options.nasDirectory ?? nasDirectory,
     },
     { ...options.radius, interimSeconds: config.radiusInterimSeconds },
@@ -241,7 +251,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     forAllocation: (allocationId) => nasDirectory.forAllocation(allocationId),
     logger,
   });
-  const resellers = new ResellersService(database.db, database.caps, clock, tickets);
+  const resellers = new ResellersService(database.db, database.caps, clock, tickets, profiles);
   // Both read the router through its agent (never a transaction open while they wait).
   const takeover = new TakeoverService(database.db, clock, resellers, { allocations, commands });
   const sales = new SalesService(database.db, database.caps, clock, { allocations, commands });
@@ -252,7 +262,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     logger,
     allocations,
     commands,
-    tickets,
+    profiles,
     sessions: radius,
     directory: nasDirectory,
     target: {
@@ -295,6 +305,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
     commands,
     licences,
     tickets,
+    profiles,
+    ticketImport,
     nas,
     radius,
     notifications,
@@ -315,6 +327,8 @@ export async function createController(options: ControllerOptions): Promise<Cont
     commands,
     hub,
     tickets,
+    profiles,
+    ticketImport,
     resellers,
     takeover,
     sales,
@@ -332,7 +346,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
   accountsRoutes(api, accounts);
   licencesRoutes(api, licences);
   allocationsRoutes(api, allocations, commands);
-  ticketsRoutes(api, tickets, licences);
+  ticketsRoutes(api, { tickets, profiles, licences });
   resellersRoutes(api, { resellers, licences });
   takeoverRoutes(api, { takeover, licences });
   salesRoutes(api, { sales, licences });

@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { JobDefinition } from '../jobs/scheduler.js';
 import type { Logger } from '../logger.js';
-import type { TicketsService } from '../modules/tickets/index.js';
+import type { TicketAuthService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
 import { AccountingHandler } from './accounting-handler.js';
 import { AuthLogReader } from './auth-log-reader.js';
@@ -38,7 +38,7 @@ export interface RadiusServiceDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  tickets: TicketsService;
+  tickets: TicketAuthService;
   nas: NasDirectory;
 }
 

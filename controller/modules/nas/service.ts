@@ -10,7 +10,7 @@ import type { JobDefinition } from '../../jobs/scheduler.js';
 import type { Logger } from '../../logger.js';
 import type { NasEntry } from '../../radius/index.js';
 import type { AllocationView, AllocationsService } from '../allocations/index.js';
-import type { TicketsService } from '../tickets/index.js';
+import type { ProfilesService } from '../tickets/index.js';
 import type { DbNasDirectory } from './db-nas-directory.js';
 import { NasDeployment, type DeploymentResult } from './deployment.js';
 import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
@@ -46,7 +46,7 @@ export interface NasServiceDeps {
   logger: Logger;
   allocations: AllocationsService;
   commands: CommandService;
-  tickets: TicketsService;
+  profiles: ProfilesService;
   sessions: OpenSessionCounter;
   directory: DbNasDirectory;
   /** Where enrolled routers send RADIUS. */

@@ -8,7 +8,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { ResellerPrincipal } from '../../http/principal.js';
 import { hashPassword } from '../../core/password.js';
-import type { TicketsService, TicketView } from '../tickets/index.js';
+import type { ProfilesService, TicketsService, TicketView } from '../tickets/index.js';
 import { batchCost } from './cost.js';
 import * as q from './queries.js';
 import * as imports from './router-accounts.js';
@@ -105,6 +105,7 @@ export class ResellersService {
     private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
     private readonly tickets: TicketsService,
+    private readonly profiles: ProfilesService,
   ) {}
 
   async create(clientId: string, input: NewReseller): Promise<ResellerView> {
@@ -356,7 +357,7 @@ export class ResellersService {
           },
         );
       }
-      const profile = await this.tickets.findProfile(principal.tenantId, input.profile_id, trx);
+      const profile = await this.profiles.findProfile(principal.tenantId, input.profile_id, trx);
       if (!profile) throw new AppError('PROFILE_NOT_FOUND', `No profile ${input.profile_id}`);
       if (profile.price === null) {
         throw new AppError(

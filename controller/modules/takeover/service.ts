@@ -1,7 +1,8 @@
 // Takeover of the resellers a local-mode site kept on its router: the agent reads the accounts,
 // then each reseller is written in its own short transaction (no transaction spans the router
-// read), through the resellers service, which writes balances and ledgers in that transaction. Replays are safe: movements are keyed by their `txn_…` id,
-// the opening balance by the router serial, and a reseller that exists centrally is never
+// read); the resellers service writes the reseller, its balance and its ledger lines in that
+// transaction, this module its router link. Replays are safe: movements are keyed by their `txn_…`
+// id, the opening balance by the router serial, and a reseller that exists centrally is never
 // overwritten — the centre is authoritative once it holds a reseller; differences are reported.
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';

@@ -1,5 +1,6 @@
 import type { Api } from '../../http/api.js';
 import type { LicencesService } from '../licences/index.js';
+import type { ProfilesService } from './profiles-service.js';
 import type { TicketsService } from './service.js';
 import type { TicketStatus } from './tables.js';
 import {
@@ -12,7 +13,11 @@ import {
 } from './schemas.js';
 
 /** The manager's profile and ticket routes: client JWT and an active RADIUS licence. */
-export function ticketsRoutes(api: Api, tickets: TicketsService, licences: LicencesService): void {
+export function ticketsRoutes(
+  api: Api,
+  deps: { tickets: TicketsService; profiles: ProfilesService; licences: LicencesService },
+): void {
+  const { tickets, profiles, licences } = deps;
   const tenant = async (principal: { tenantId: string } | null): Promise<string> => {
     const clientId = principal!.tenantId;
     await licences.requireActive(clientId, 'RADIUS');
@@ -29,7 +34,7 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
     },
     async (_ctx, { principal }) => ({
       success: true,
-      data: await tickets.listProfiles(await tenant(principal)),
+      data: await profiles.listProfiles(await tenant(principal)),
     }),
   );
 
@@ -47,7 +52,7 @@ export function ticketsRoutes(api: Api, tickets: TicketsService, licences: Licen
       const clientId = await tenant(principal);
       return {
         success: true,
-        data: await tickets.setProfile(clientId, params.name, {
+        data: await profiles.setProfile(clientId, params.name, {
           price_xof: body.price,
           data_limit_bytes: body.data_limit,
           time_limit_seconds: body.time_limit,
