@@ -75,7 +75,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     });
     const clientId = client.account.id;
     await s.licences.grant(clientId, 'RADIUS_ANNUAL', null);
-    await s.tickets.setProfile(clientId, '1h-100F', { price_xof: 100, time_limit_seconds: 3600 });
+    await s.profiles.setProfile(clientId, '1h-100F', { price_xof: 100, time_limit_seconds: 3600 });
     const token = client.token;
     const api = '/v1/radius';
 

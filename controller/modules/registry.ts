@@ -26,15 +26,17 @@ import {
   type NotificationsTables,
   type PremiereAuthNotifier,
 } from './notifications/index.js';
-import {
-  resellersModule,
-  type ResellersService,
-  type ResellersTables,
-  type TakeoverService,
-  type TakeoverTables,
-} from './resellers/index.js';
+import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
-import { ticketsModule, type TicketsService, type TicketsTables } from './tickets/index.js';
+import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
+import {
+  ticketsModule,
+  type ProfilesService,
+  type RouterImportService,
+  type TicketAuthService,
+  type TicketsService,
+  type TicketsTables,
+} from './tickets/index.js';
 
 export type { ControllerOptions } from './controller-options.js';
 
@@ -48,6 +50,7 @@ export const MODULES = [
   nasModule,
   radiusModule,
   resellersModule,
+  takeoverModule,
   salesModule,
   notificationsModule,
   affluenceModule,
@@ -66,6 +69,9 @@ export interface Services {
   agentLinks: AgentLinks;
   runner: AgentCommandRunner;
   tickets: TicketsService;
+  profiles: ProfilesService;
+  ticketImport: RouterImportService;
+  ticketAuth: TicketAuthService;
   nas: NasService;
   nasDirectory: DbNasDirectory;
   radius: RadiusService;

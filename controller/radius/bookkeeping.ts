@@ -2,7 +2,7 @@
 // authentication, then the accounting reports and the ticket usage they imply.
 import { newId } from '../core/ids.js';
 import type { Db } from '../db/database.js';
-import type { TicketsService } from '../modules/tickets/index.js';
+import type { TicketAuthService } from '../modules/tickets/index.js';
 import * as q from './queries.js';
 import { sessionRow } from './session-update.js';
 import { padToStatementSize } from './statement-padding.js';
@@ -21,7 +21,7 @@ function groupBy<T>(items: Iterable<T>, key: (item: T) => string): Map<string, T
 }
 
 /** Statements run in a few fixed sizes (compiled once, each far under any bind-parameter limit). */
-export function bookkeeping(db: Db, tickets: TicketsService) {
+export function bookkeeping(db: Db, tickets: TicketAuthService) {
   const authLog = q.authLogStatement(db);
   const sessions = new q.SessionStatements(db);
 

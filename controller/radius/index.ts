@@ -2,6 +2,12 @@
 export { RadiusService, type RadiusServiceOptions } from './radius-service.js';
 export type { AcceptedEvent } from './access-handler.js';
 export { agentRadiusRelay } from './agent-relay.js';
+export {
+  AuthLogReader,
+  type AuthLogScope,
+  type DeviceAttempt,
+  type HourlyAttempts,
+} from './auth-log-reader.js';
 export { normaliseIp, type NasDirectory, type NasEntry } from './nas-directory.js';
 export type { RadiusAddresses } from './udp-listener.js';
 export { radiusModule } from './module.js';

@@ -10,7 +10,7 @@ export const radiusModule = defineModule({
   build: ({ db, clock, logger, config, options, use }) => {
     const nasDirectory = use('nasDirectory');
     const radius = new RadiusService(
-      { db, clock, logger, tickets: use('tickets'), nas: options.nasDirectory ?? nasDirectory },
+      { db, clock, logger, tickets: use('ticketAuth'), nas: options.nasDirectory ?? nasDirectory },
       { ...options.radius, interimSeconds: config.radiusInterimSeconds },
     );
     // Routers send RADIUS to their site agent, which relays it over its link to the hub.

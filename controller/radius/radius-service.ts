@@ -4,9 +4,10 @@
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
-import type { TicketsService } from '../modules/tickets/index.js';
+import type { TicketAuthService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
 import { AccountingHandler } from './accounting-handler.js';
+import { AuthLogReader } from './auth-log-reader.js';
 import { bookkeeping } from './bookkeeping.js';
 import { ensureDictionaries } from './dictionary.js';
 import type { NasDirectory, NasEntry } from './nas-directory.js';
@@ -34,7 +35,7 @@ export interface RadiusServiceDeps {
   db: Db;
   clock: Clock;
   logger: Logger;
-  tickets: TicketsService;
+  tickets: TicketAuthService;
   nas: NasDirectory;
 }
 
@@ -61,6 +62,8 @@ export class RadiusService {
   readonly #listeners = new Set<AcceptedListener>();
   #listener: UdpListener | null = null;
   #addresses: RadiusAddresses | null = null;
+  /** The authentication log's reads for other modules (read as written: no flush first). */
+  readonly authLog: AuthLogReader;
 
   constructor(
     private readonly deps: RadiusServiceDeps,
@@ -83,6 +86,7 @@ export class RadiusService {
     });
     this.#accounting = new AccountingHandler(this.#writer, deps.clock, deps.logger);
     this.#cache = new RetransmitCache(options.retransmitWindowMs ?? 5_000);
+    this.authLog = new AuthLogReader(deps.db);
   }
 
   /** Called after each accepted authentication (notifications). Returns the unsubscribe function. */

@@ -7,8 +7,9 @@
 // Proxy-State copied as they came, signed in place: on the hot path, re-encoding the same
 // attributes through the dictionary cost more than both MD5s of the signature.
 import radius from 'radius';
-import { splitGigawords, type Grant } from '../modules/tickets/index.js';
+import type { Grant } from '../modules/tickets/index.js';
 import { MIKROTIK_VENDOR_ID } from './dictionary.js';
+import { splitGigawords } from './gigawords.js';
 import { ATTR, CODE, HEADER_LENGTH, MAX_PACKET_LENGTH, signReply } from './packet-crypto.js';
 
 type Attribute = [string | number, ...unknown[]];

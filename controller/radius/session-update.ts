@@ -1,7 +1,7 @@
 // What one Accounting-Request says about a session, and how two reports of the same session
 // combine. Counters are absolute per session (RFC 2866), so the larger report wins and a
 // duplicate or a late, older report changes nothing.
-import { joinGigawords } from '../modules/tickets/index.js';
+import { joinGigawords } from './gigawords.js';
 import type { NasEntry } from './nas-directory.js';
 import type { RadiusSessionsTable } from './tables.js';
 

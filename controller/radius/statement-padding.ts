@@ -1,11 +1,9 @@
-// The tickets module compiles its RADIUS statements in a few fixed sizes (16, 4 and 1 items) and
-// runs a longer list as several of them: 13 codes were three runs of 4 and one of 1, and each run
+// The tickets module compiles its RADIUS statements in a few fixed sizes (TICKET_STATEMENT_SIZES)
+// and runs a longer list as several of them: 13 codes were three runs of 4 and one of 1, and each run
 // costs more than the rows it reads. A statement that names its items in an IN list (and, for an
 // update, in a CASE on the same key) gives the same result when an item is repeated, so a list
 // padded with copies of its last item up to the next size runs as one statement.
-
-/** The sizes the tickets module's statements are compiled in (ticket-statements.ts). */
-export const TICKET_STATEMENT_SIZES = [16, 4, 1] as const;
+import { TICKET_STATEMENT_SIZES } from '../modules/tickets/index.js';
 
 /**
  * `items` (distinct by key, non-empty or not) padded with copies of the last one so that every run

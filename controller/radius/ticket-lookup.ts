@@ -1,7 +1,7 @@
 // Authentication lookups of requests that arrive together (one I/O turn) go to the database as
 // one query per tenant instead of one per request: each statement run costs more than the rows.
 // A lookup waits at most until the end of the current turn.
-import type { TicketsService, AuthTicket } from '../modules/tickets/index.js';
+import type { AuthTicket, TicketAuthService } from '../modules/tickets/index.js';
 import { padToStatementSize } from './statement-padding.js';
 
 interface Pending {
@@ -15,7 +15,7 @@ export class TicketLookup {
   #scheduled = false;
 
   constructor(
-    private readonly tickets: TicketsService,
+    private readonly tickets: TicketAuthService,
     /** Called once the requests of a batch have been given their tickets (and have run on). */
     private readonly resolved: () => void = () => undefined,
   ) {}

@@ -105,8 +105,8 @@ forEachDatabase('RADIUS relay end to end (controller, agent relay, RouterOS 7.19
 
   it('logs a ticket in through the relay, exhausts it by accounting, then refuses it', async function () {
     this.timeout(60_000);
-    const { tickets } = t.controller.services;
-    await tickets.setProfile(client.id, 'RELAY10MB', {
+    const { tickets, profiles } = t.controller.services;
+    await profiles.setProfile(client.id, 'RELAY10MB', {
       rate_limit: '2M/2M',
       data_limit_bytes: DATA_LIMIT,
       time_limit_seconds: null,

@@ -3,3 +3,4 @@ export { AffluenceService } from './service.js';
 export { affluenceRoutes } from './routes.js';
 export { topologyRadiusRouters } from './routers.js';
 export { affluenceModule } from './module.js';
+export type { AuthLog } from './auth-log.js';

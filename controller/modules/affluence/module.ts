@@ -8,8 +8,8 @@ export const affluenceModule = defineModule({
   name: 'affluence',
   tables: [],
   provides: ['affluence'],
-  build: ({ db, clock, logger, config, use }) => {
-    const affluence = new AffluenceService(db, clock, topologyRadiusRouters(use('nas')));
+  build: ({ clock, logger, config, use }) => {
+    const affluence = new AffluenceService(clock, use('radius').authLog, topologyRadiusRouters(use('nas')));
     return {
       services: { affluence },
       routes: (api) => affluenceRoutes(api, { affluence }),

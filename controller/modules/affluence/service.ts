@@ -1,11 +1,10 @@
 // The affluence of a client's hotspots for one UTC day, from the RADIUS authentication log:
 // accepted and refused authentications per hour, distinct devices, and devices stuck in a loop.
 import { AppError } from '../../core/app-error.js';
+import type { AuthLog, DayScope } from './auth-log.js';
 import type { Clock } from '../../core/clock.js';
-import type { Db } from '../../db/database.js';
 import { dayRange, utcDate } from './day.js';
 import { DEFAULT_LOOP_RULE, detectLoops, minAttempts, type LoopRule } from './loops.js';
-import * as q from './queries.js';
 import { buildReport, type AffluenceReport, type HourCount } from './report.js';
 import type { RadiusRouters } from './routers.js';
 
@@ -17,8 +16,8 @@ export interface AffluenceQuery {
 
 export class AffluenceService {
   constructor(
-    private readonly db: Db,
     private readonly clock: Clock,
+    private readonly log: AuthLog,
     private readonly routers: RadiusRouters,
     private readonly rule: LoopRule = DEFAULT_LOOP_RULE,
   ) {}
@@ -35,8 +34,8 @@ export class AffluenceService {
     if (!active) {
       return buildReport({ date, nasId, available: known, hours: [], clients: 0, loops: [] });
     }
-    const clients = await q.distinctClients(this.db, scope);
-    const attempts = await q.candidateAttempts(this.db, scope, minAttempts(this.rule));
+    const clients = await this.log.distinctClients(scope);
+    const attempts = await this.log.candidateAttempts(scope, minAttempts(this.rule));
     const loops = detectLoops(
       attempts.map((a) => ({
         device: a.device,
@@ -53,12 +52,12 @@ export class AffluenceService {
   /** Clients with at least one authentication on the day (the daily report's recipients). */
   clientsWithActivity(date: string): Promise<string[]> {
     const { from, to } = dayRange(date);
-    return q.activeClients(this.db, from, to);
+    return this.log.activeClients(from, to);
   }
 
-  async #hours(scope: q.DayScope): Promise<HourCount[]> {
+  async #hours(scope: DayScope): Promise<HourCount[]> {
     const byHour = new Map<number, HourCount>();
-    for (const r of await q.hourly(this.db, scope)) {
+    for (const r of await this.log.hourly(scope)) {
       const h = byHour.get(r.hour) ?? { hour: r.hour, accepted: 0, rejected: 0 };
       if (r.result === 'ACCEPT') h.accepted += r.n;
       else h.rejected += r.n;
@@ -71,6 +70,6 @@ export class AffluenceService {
   async #hasSource(clientId: string, nasId: string | null): Promise<boolean> {
     const routers = await this.routers.routerIds(clientId);
     if (nasId ? routers.includes(nasId) : routers.length > 0) return true;
-    return q.everLogged(this.db, clientId, nasId);
+    return this.log.everLogged(clientId, nasId);
   }
 }

@@ -6,7 +6,7 @@ import type { AllocationsService } from '../allocations/index.js';
 import type { LicencesService } from '../licences/index.js';
 import type { NasService } from '../nas/index.js';
 import type { NotificationsService } from '../notifications/index.js';
-import type { TicketsService } from '../tickets/index.js';
+import type { ProfilesService, RouterImportService, TicketsService } from '../tickets/index.js';
 
 export interface MigrationOptions {
   /** How long a run holds its router without renewing (a dead controller's run frees it after this). */
@@ -33,6 +33,8 @@ export interface MigrationDeps {
   runner: AgentCommandRunner;
   licences: LicencesService;
   tickets: TicketsService;
+  profiles: ProfilesService;
+  ticketImport: RouterImportService;
   nas: NasService;
   radius: {
     firstAcceptSince(

@@ -216,15 +216,15 @@ export class MigrationRun {
 
   /** Imports the accounts and walks the server inventory; answers the codes RADIUS holds as ours. */
   async #import(accounts: BackupAccounts): Promise<Set<string>> {
-    const { tickets } = this.deps;
+    const { profiles, ticketImport } = this.deps;
     const users = accounts.users.filter((u) => u.name !== SPARED_USER);
     let conflicts: Set<string>;
     try {
-      await tickets.upsertProfilesFromRouter(
+      await profiles.upsertProfilesFromRouter(
         this.clientId,
         accounts.profiles.map((p) => ({ name: p.name, rate_limit: p.rate_limit ?? null })),
       );
-      const imported = await tickets.importFromRouter(this.clientId, { users });
+      const imported = await ticketImport.importFromRouter(this.clientId, { users });
       conflicts = new Set(imported.conflicts.map((c) => c.code));
     } catch (err) {
       this.deps.logger.error({ err, allocationId: this.allocation.id }, 'migration import failed');
@@ -237,7 +237,7 @@ export class MigrationRun {
     let missing = 0;
     let cursor: string | null = null;
     do {
-      const page = await tickets.inventoryPage(this.clientId, { codes, cursor, limit: INVENTORY_PAGE });
+      const page = await ticketImport.inventoryPage(this.clientId, { codes, cursor, limit: INVENTORY_PAGE });
       for (const item of page.items) if (!conflicts.has(item.code)) confirmed.add(item.code);
       missing += page.missing_count;
       cursor = page.next_cursor;

@@ -17,6 +17,8 @@ export const migrationModule = defineModule({
       runner: use('runner'),
       licences: use('licences'),
       tickets: use('tickets'),
+      profiles: use('profiles'),
+      ticketImport: use('ticketImport'),
       nas: use('nas'),
       radius: use('radius'),
       notifications: use('notifications'),

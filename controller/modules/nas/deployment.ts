@@ -11,7 +11,7 @@ import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner, AgentOutcome } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
-import type { TicketsService } from '../tickets/index.js';
+import type { ProfilesService } from '../tickets/index.js';
 import { bridgeUnavailable, deploymentInProgress, provisionError, type DeployStep } from './errors.js';
 import type { NasRegistry } from './nas-registry.js';
 import { provisioningScript, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
@@ -28,7 +28,7 @@ export interface DeploymentDeps {
   clock: Clock;
   logger: Logger;
   runner: AgentCommandRunner;
-  tickets: TicketsService;
+  profiles: ProfilesService;
   registry: NasRegistry;
   target: RadiusTarget;
   /** Longest wait for each agent command. */
@@ -132,7 +132,7 @@ export class NasDeployment {
     );
     if (exported.kind !== 'done') return this.#fail(clientId, allocationId, held, 'SYNC', exported);
     const profiles = exported.output.profiles ?? [];
-    const upserted = await this.deps.tickets.upsertProfilesFromRouter(
+    const upserted = await this.deps.profiles.upsertProfilesFromRouter(
       clientId,
       profiles.map((p) => ({ name: p.name, rate_limit: p.rate_limit ?? null })),
     );

@@ -18,7 +18,7 @@ export const nasModule = defineModule({
       logger,
       allocations: use('allocations'),
       runner: use('runner'),
-      tickets: use('tickets'),
+      profiles: use('profiles'),
       // The RADIUS server is built after this module (it reads the directory); the topology asks it
       // for open sessions only once requests arrive.
       sessions: {

@@ -9,7 +9,7 @@ import type { AgentCommandRunner } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { NasEntry } from '../../radius/index.js';
 import type { AllocationView, AllocationsService } from '../allocations/index.js';
-import type { TicketsService } from '../tickets/index.js';
+import type { ProfilesService } from '../tickets/index.js';
 import type { DbNasDirectory } from './db-nas-directory.js';
 import { NasDeployment, type DeploymentResult } from './deployment.js';
 import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
@@ -43,7 +43,7 @@ export interface NasServiceDeps {
   logger: Logger;
   allocations: AllocationsService;
   runner: AgentCommandRunner;
-  tickets: TicketsService;
+  profiles: ProfilesService;
   sessions: OpenSessionCounter;
   directory: DbNasDirectory;
   /** Where enrolled routers send RADIUS. */

@@ -108,3 +108,40 @@ export const lastLineNo = async (db: Db, resellerId: string): Promise<number> =>
         .executeTakeFirst()
     )?.last ?? 0,
   );
+
+export const insertLedgerLines = (db: Db, rows: ResellerLedgerTable[]) =>
+  db.insertInto('reseller_ledger').values(rows).execute();
+
+/** Which of `keys` this reseller's ledger already holds. */
+export async function ledgerKeys(db: Db, resellerId: string, keys: readonly string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < keys.length; i += 500) {
+    const rows = await db
+      .selectFrom('reseller_ledger')
+      .select('idempotency_key')
+      .where('reseller_id', '=', resellerId)
+      .where('idempotency_key', 'in', keys.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.add(r.idempotency_key);
+  }
+  return found;
+}
+
+/** Which of `usernames` name a reseller of the tenant (deleted ones included: the name is taken). */
+export async function existingUsernames(
+  db: Db,
+  clientId: string,
+  usernames: readonly string[],
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < usernames.length; i += 500) {
+    const rows = await db
+      .selectFrom('resellers')
+      .select('username')
+      .where('client_id', '=', clientId)
+      .where('username', 'in', usernames.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.add(r.username);
+  }
+  return found;
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normaliseUsername } from './username.js';
+import { normaliseUsername } from '../tickets/index.js';
 
 const xof = z.number({ message: 'must be a number' }).int('must be a whole number of XOF');
 const percent = z.number({ message: 'must be a number' }).min(0).max(100);

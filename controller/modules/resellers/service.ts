@@ -8,9 +8,11 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { ResellerPrincipal } from '../../http/principal.js';
 import { hashPassword } from '../../core/password.js';
-import type { TicketsService, TicketView } from '../tickets/index.js';
+import type { ProfilesService, TicketsService, TicketView } from '../tickets/index.js';
 import { batchCost } from './cost.js';
 import * as q from './queries.js';
+import * as imports from './router-accounts.js';
+import type { ImportTarget, ImportedAccount, ImportedLine } from './router-accounts.js';
 import { TOKEN_VALIDITY_DAYS, hashResellerToken, newResellerToken, TOKEN_PREFIX } from './reseller-token.js';
 import type { LedgerType, ResellerLedgerTable, ResellersTable } from './tables.js';
 
@@ -103,6 +105,7 @@ export class ResellersService {
     private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
     private readonly tickets: TicketsService,
+    private readonly profiles: ProfilesService,
   ) {}
 
   async create(clientId: string, input: NewReseller): Promise<ResellerView> {
@@ -354,7 +357,7 @@ export class ResellersService {
           },
         );
       }
-      const profile = await this.tickets.findProfile(principal.tenantId, input.profile_id, trx);
+      const profile = await this.profiles.findProfile(principal.tenantId, input.profile_id, trx);
       if (!profile) throw new AppError('PROFILE_NOT_FOUND', `No profile ${input.profile_id}`);
       if (profile.price === null) {
         throw new AppError(
@@ -414,6 +417,49 @@ export class ResellersService {
       ...(filter.reseller !== undefined ? { reseller: filter.reseller } : {}),
       ...(filter.status !== undefined ? { status: filter.status } : {}),
     });
+  }
+
+  // ---- accounts taken over from a router ---------------------------------------------------
+  // These run in the caller's transaction `trx` and never open one: the caller begins and ends it,
+  // so the balance, its ledger lines and the caller's own rows (the takeover's router link) commit
+  // together or not at all. A reseller is first locked with lockForImport in that transaction.
+
+  /** The reseller of this username (deleted ones included), locked for the rest of `trx`; null when none. */
+  lockForImport(trx: Db, clientId: string, username: string): Promise<ImportTarget | null> {
+    return imports.lockByUsername(trx, clientId, username, this.caps.rowLocks);
+  }
+
+  /** Creates a reseller with its ledger lines 1, 2, …, which end on its balance. Answers its id. */
+  createImported(
+    trx: Db,
+    clientId: string,
+    account: ImportedAccount,
+    lines: readonly ImportedLine[],
+  ): Promise<string> {
+    return imports.createImported(trx, clientId, account, lines);
+  }
+
+  /** Which of `keys` the reseller's ledger already holds (movements imported before). */
+  importedKeys(trx: Db, resellerId: string, keys: readonly string[]): Promise<Set<string>> {
+    return q.ledgerKeys(trx, resellerId, keys);
+  }
+
+  /**
+   * Appends lines to a locked reseller's ledger and moves its balance to the last line's; `sales`
+   * is added to its purchases, `updatedAt` the caller's time of the change.
+   */
+  appendImported(
+    trx: Db,
+    target: ImportTarget,
+    lines: readonly ImportedLine[],
+    change: { sales: number; updatedAt: string },
+  ): Promise<void> {
+    return imports.appendImported(trx, target, lines, change);
+  }
+
+  /** Which of `usernames` name a reseller of the tenant (deleted ones included: the name is taken). */
+  existingUsernames(clientId: string, usernames: readonly string[]): Promise<Set<string>> {
+    return q.existingUsernames(this.db, clientId, usernames);
   }
 
   /** For invariant checks: the ledger sum and the balance of one reseller. */

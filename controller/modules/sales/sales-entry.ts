@@ -6,9 +6,10 @@
 //   - CONNEXION: empty date slot AND a readable date-time in the tenth field. Usage only.
 // Anything else (fewer than 9 or more than 10 fields, no voucher code) is unreadable and skipped.
 import { createHash } from 'node:crypto';
+import { sellerOf } from '../tickets/index.js';
 import type { SalesRecordsTable, SalesRecordType } from './tables.js';
 import { isoFrom, monthOfTag, parseClock, parseRouterDate, parseRouterDateTime } from './sales-dates.js';
-import { normaliseMac, parsePrice, sellerOf } from './sales-fields.js';
+import { normaliseMac, parsePrice } from './sales-fields.js';
 
 export const SALES_SEPARATOR = '-|-';
 

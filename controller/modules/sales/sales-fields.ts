@@ -1,5 +1,5 @@
-// The small fields of a sales record: price text, MAC address, seller tag.
-import { normaliseUsername } from '../resellers/index.js';
+// The small fields of a sales record: price text, MAC address (the seller tag is the tickets
+// module's sellerOf).
 
 /**
  * Integer XOF from what the app wrote: `500`, `1000F`, `1 000 F`, `1.000`, `2000 FCFA`, `500.00`.
@@ -29,11 +29,4 @@ export function normaliseMac(text: string | undefined): string | undefined {
     return hex.toUpperCase().match(/../g)!.join(':');
   }
   return t.slice(0, 64);
-}
-
-/** The reseller a comment names (`vendu par Moussa` → `moussa`), compared as reseller names are. */
-export function sellerOf(comment: string | undefined): string | undefined {
-  const m = /\bvendu\s+par\s+([^|;,\n]+)/i.exec(comment ?? '');
-  const name = m?.[1] ? normaliseUsername(m[1]).slice(0, 64) : '';
-  return name || undefined;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normaliseUsername } from '../resellers/index.js';
+import { normaliseUsername } from '../tickets/index.js';
 import { SALES_RECORD_TYPES } from './tables.js';
 
 const allocationId = z.uuid({ message: 'allocation_id must be a UUID' });

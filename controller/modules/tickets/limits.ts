@@ -1,5 +1,5 @@
 // Quota units: the data and time limits of a profile as people write them (RouterOS style:
-// `500M`, `10G`, `1h30m`, `7d`, `01:30:00`) and as RADIUS carries them (32-bit words + gigawords).
+// `500M`, `10G`, `1h30m`, `7d`, `01:30:00`).
 
 const BYTE_UNITS: Record<string, number> = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
 const TIME_UNITS: [string, number][] = [
@@ -9,7 +9,6 @@ const TIME_UNITS: [string, number][] = [
   ['m', 60],
   ['s', 1],
 ];
-export const TWO_POW_32 = 4_294_967_296;
 
 /**
  * `10G` → 10 × 2^30 bytes. Units are binary as RouterOS reads `limit-bytes-total`; a plain
@@ -63,10 +62,3 @@ export function formatDuration(seconds: number): string {
   }
   return out || '0s';
 }
-
-/** A 64-bit byte count as RADIUS carries it: low 32 bits and the gigawords (high 32 bits). */
-export function splitGigawords(bytes: number): { octets: number; gigawords: number } {
-  return { octets: bytes % TWO_POW_32, gigawords: Math.floor(bytes / TWO_POW_32) };
-}
-
-export const joinGigawords = (octets: number, gigawords: number): number => gigawords * TWO_POW_32 + octets;

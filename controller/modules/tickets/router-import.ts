@@ -3,7 +3,7 @@
 // with a ticket already stored, which codes a page holds. The service does the database part.
 import type { HotspotUser } from '../../../protocol/index.js';
 import { AppError, type FieldIssue } from '../../core/app-error.js';
-import { sellerOf } from '../sales/index.js';
+import { sellerOf } from './reseller-name.js';
 import type { RadiusProfilesTable, RadiusTicketsTable, TicketStatus } from './tables.js';
 import { effectiveLimit, importedStatus } from './ticket-rules.js';
 

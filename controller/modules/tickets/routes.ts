@@ -1,4 +1,5 @@
 import type { Api } from '../../http/api.js';
+import type { ProfilesService } from './profiles-service.js';
 import type { TicketsService } from './service.js';
 import type { TicketStatus } from './tables.js';
 import {
@@ -11,8 +12,8 @@ import {
 } from './schemas.js';
 
 /** The manager's profile and ticket routes: client JWT and an active RADIUS licence. */
-export function ticketsRoutes(api: Api, deps: { tickets: TicketsService }): void {
-  const { tickets } = deps;
+export function ticketsRoutes(api: Api, deps: { tickets: TicketsService; profiles: ProfilesService }): void {
+  const { tickets, profiles } = deps;
 
   api.route(
     {
@@ -25,7 +26,7 @@ export function ticketsRoutes(api: Api, deps: { tickets: TicketsService }): void
     },
     async (_ctx, { principal }) => ({
       success: true,
-      data: await tickets.listProfiles(principal!.tenantId),
+      data: await profiles.listProfiles(principal!.tenantId),
     }),
   );
 
@@ -44,7 +45,7 @@ export function ticketsRoutes(api: Api, deps: { tickets: TicketsService }): void
       const clientId = principal!.tenantId;
       return {
         success: true,
-        data: await tickets.setProfile(clientId, params.name, {
+        data: await profiles.setProfile(clientId, params.name, {
           price_xof: body.price,
           data_limit_bytes: body.data_limit,
           time_limit_seconds: body.time_limit,

@@ -19,7 +19,11 @@ export interface TicketUsage {
   seconds: number;
 }
 
-const SHAPES = [16, 4, 1] as const;
+/**
+ * The sizes (items per statement) the RADIUS statements are compiled in; a longer list runs as
+ * several of them. RADIUS pads its lists to these sizes, so it reads them from here.
+ */
+export const TICKET_STATEMENT_SIZES = [16, 4, 1] as const;
 
 const AUTH_COLUMNS = [
   't.code',
@@ -70,7 +74,7 @@ export class TicketStatements {
   constructor(db: Db) {
     // The tickets and limits of the User-Names of requests that arrived together. Fixed: client_id. Item: code.
     this.#authMany = new ShapedStatement(
-      SHAPES,
+      TICKET_STATEMENT_SIZES,
       1,
       1,
       (code: string) => [code],
@@ -96,7 +100,7 @@ export class TicketStatements {
     // would otherwise pick the list index on (client_id, …, status) and walk every ACTIVE ticket of
     // the tenant. Fixed: client_id. Item: code, used_at, first_nas_id, expires_at.
     this.#firstUse = new ShapedStatement(
-      SHAPES,
+      TICKET_STATEMENT_SIZES,
       1,
       4,
       (f: FirstUse) => [f.code, f.at, f.nasId, f.expiresAt],
@@ -128,7 +132,7 @@ export class TicketStatements {
     // column is assigned, even to the value it had, and the list indexes end with the status.
     // Fixed: client_id, used_at, first_nas_id. Item: code, bytes, seconds.
     this.#usage = new ShapedStatement(
-      SHAPES,
+      TICKET_STATEMENT_SIZES,
       3,
       3,
       (u: TicketUsage) => [u.code, u.bytes, u.seconds],
@@ -149,7 +153,7 @@ export class TicketStatements {
     // accounting (authenticated elsewhere) becomes USED; one whose totals reached its effective
     // limit (its own, else its profile's) becomes EXHAUSTED. Fixed: client_id. Item: code.
     this.#usageStatus = new ShapedStatement(
-      SHAPES,
+      TICKET_STATEMENT_SIZES,
       1,
       1,
       (code: string) => [code],

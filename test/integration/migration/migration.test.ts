@@ -104,9 +104,9 @@ forEachDatabase('Migration to RADIUS (controller, agent runtime, RouterOS simula
     const { sim, allocationId } = await f.site({ users: 30 });
     // Created between the import and the removal: the removal step lists the router again.
     let added = false;
-    const tickets = f.t.controller.services.tickets;
-    const original = tickets.importFromRouter.bind(tickets);
-    tickets.importFromRouter = async (...args) => {
+    const imports = f.t.controller.services.ticketImport;
+    const original = imports.importFromRouter.bind(imports);
+    imports.importFromRouter = async (...args) => {
       const out = await original(...args);
       if (!added) {
         added = true;

@@ -31,8 +31,8 @@ forEachDatabase('Return to local accounts (controller, agent runtime, RouterOS s
     this.timeout(60_000);
     const { sim, allocationId, before } = await migrated(130);
     // Two tickets sold in RADIUS since the switch: the return cannot bring them to the router.
-    const tickets = f.t.controller.services.tickets;
-    const [profile] = await tickets.listProfiles(f.client.id);
+    const { tickets, profiles } = f.t.controller.services;
+    const [profile] = await profiles.listProfiles(f.client.id);
     await tickets.createTickets(f.client.id, { profileId: profile!.name, quantity: 2 });
 
     const res = await f.retour(allocationId, { couper_radius: true });

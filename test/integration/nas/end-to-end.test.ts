@@ -128,7 +128,7 @@ forEachDatabase(
       const scripts = sim.state.table('/system/script').list();
       expect(scripts.filter((s) => s.props.name === 'ticketnet-radius')).to.deep.equal([]);
       // The router's user profiles were synchronised first.
-      const names = (await t.controller.services.tickets.listProfiles(client.id)).map((p) => p.name);
+      const names = (await t.controller.services.profiles.listProfiles(client.id)).map((p) => p.name);
       const routerNames = sim.state
         .table('/ip/hotspot/user/profile')
         .list()

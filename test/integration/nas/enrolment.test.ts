@@ -229,7 +229,7 @@ forEachDatabase('NAS enrolment', (database) => {
         comment: `ticketnet:${res.body.nas.id}`,
         secret: await secretFor(res.body.nas.id),
       });
-      const profiles = await t.t.controller.services.tickets.listProfiles(t.client.id);
+      const profiles = await t.t.controller.services.profiles.listProfiles(t.client.id);
       expect(profiles.map((p) => [p.name, p.rate_limit, p.source])).to.deep.equal([
         ['1h', '2M/4M', 'ROUTER'],
         ['default', null, 'ROUTER'],

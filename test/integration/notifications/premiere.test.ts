@@ -149,7 +149,7 @@ forEachDatabase('RADIUS_PREMIERE_AUTH notifications', (database) => {
     h.nas.set('127.0.0.2', otherNas);
     await nameRouter(other, otherNas.nasId, 'other-router');
     const [mine] = await makeTickets(h, {}, 1);
-    await h.t.controller.services.tickets.setProfile(other.id, 'P1', {
+    await h.t.controller.services.profiles.setProfile(other.id, 'P1', {
       rate_limit: null,
       data_limit_bytes: null,
       time_limit_seconds: null,

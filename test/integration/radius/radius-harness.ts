@@ -92,9 +92,9 @@ export async function makeTickets(
   },
   n = 1,
 ): Promise<string[]> {
-  const { tickets } = h.t.controller.services;
+  const { tickets, profiles } = h.t.controller.services;
   const name = profile.name ?? 'P1';
-  await tickets.setProfile(h.tenant.id, name, {
+  await profiles.setProfile(h.tenant.id, name, {
     rate_limit: profile.rate_limit === undefined ? '2M/2M' : profile.rate_limit,
     data_limit_bytes: profile.data ?? null,
     time_limit_seconds: profile.time ?? null,

@@ -117,14 +117,14 @@ forEachDatabase('RADIUS per-ticket limits', (database) => {
   });
 
   it('authenticates imported router users with their own limits, usage and status', async () => {
-    const { tickets } = h.t.controller.services;
-    await tickets.setProfile(h.tenant.id, '1H', {
+    const { profiles, ticketImport } = h.t.controller.services;
+    await profiles.setProfile(h.tenant.id, '1H', {
       time_limit_seconds: 3600,
       validity_seconds: 86_400,
       rate_limit: '1M/2M',
     });
     const importedAt = h.t.clock.now().toISOString();
-    const result = await tickets.importFromRouter(h.tenant.id, {
+    const result = await ticketImport.importFromRouter(h.tenant.id, {
       users: [
         {
           name: 'Imp-Used',

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { SQLITE_CAPABILITIES } from '../../../controller/db/capabilities.js';
+import type { ProfilesService } from '../../../controller/modules/tickets/profiles-service.js';
 import { TicketsService } from '../../../controller/modules/tickets/service.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
@@ -9,11 +10,12 @@ forEachDatabase('ticket store (service)', (database) => {
   let t: TestController;
   let clientId: string;
   let tickets: TicketsService;
+  let profiles: ProfilesService;
   beforeEach(async () => {
     t = await startTestController(database);
     clientId = (await t.account('client')).id;
-    tickets = t.controller.services.tickets;
-    await tickets.setProfile(clientId, '1H', { time_limit_seconds: 3600, price_xof: 200 });
+    ({ tickets, profiles } = t.controller.services);
+    await profiles.setProfile(clientId, '1H', { time_limit_seconds: 3600, price_xof: 200 });
   });
   afterEach(async () => t.close());
 
@@ -65,19 +67,19 @@ forEachDatabase('ticket store (service)', (database) => {
     expect((await tickets.countTickets(clientId)).ACTIVE).to.equal(2);
     // Another tenant may hold the same code.
     const other = (await t.account('client')).id;
-    await zeros.setProfile(other, '1H', {});
+    await profiles.setProfile(other, '1H', {});
     expect((await zeros.createTickets(other, { profileId: '1H', quantity: 1 }))[0]!.code).to.equal(
       'aaaaaaaa',
     );
   });
 
   it("takes profiles from a router without touching the manager's price and limits", async () => {
-    const first = await tickets.upsertProfilesFromRouter(clientId, [
+    const first = await profiles.upsertProfilesFromRouter(clientId, [
       { name: '1H', rate_limit: '1M/1M' },
       { name: '1 Jour', rate_limit: '2M/4M' },
     ]);
     expect(first).to.deep.equal({ inserted: 1, updated: 1 });
-    const byName = Object.fromEntries((await tickets.listProfiles(clientId)).map((p) => [p.name, p]));
+    const byName = Object.fromEntries((await profiles.listProfiles(clientId)).map((p) => [p.name, p]));
     expect(byName['1H']).to.include({
       rate_limit: '1M/1M',
       price: 200,
@@ -85,7 +87,7 @@ forEachDatabase('ticket store (service)', (database) => {
       source: 'MANUAL',
     });
     expect(byName['1 Jour']).to.include({ rate_limit: '2M/4M', price: null, source: 'ROUTER' });
-    expect(await tickets.upsertProfilesFromRouter(clientId, [])).to.deep.equal({ inserted: 0, updated: 0 });
+    expect(await profiles.upsertProfilesFromRouter(clientId, [])).to.deep.equal({ inserted: 0, updated: 0 });
   });
 
   it('counts USED and EXHAUSTED apart', async () => {

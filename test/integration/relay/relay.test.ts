@@ -80,8 +80,8 @@ forEachDatabase('RADIUS relay through the agent link (controller side)', (databa
   }
 
   async function ticket(clientId: string): Promise<string> {
-    const { tickets } = t.t.controller.services;
-    await tickets.setProfile(clientId, 'P1', {
+    const { tickets, profiles } = t.t.controller.services;
+    await profiles.setProfile(clientId, 'P1', {
       rate_limit: '2M/2M',
       data_limit_bytes: null,
       time_limit_seconds: null,

@@ -16,7 +16,7 @@ forEachDatabase('resellers', (database) => {
       token: admin.token,
       body: { client_id: manager.id, plan_code: 'RADIUS_ANNUAL' },
     });
-    await t.controller.services.tickets.setProfile(manager.id, '1h-500F', {
+    await t.controller.services.profiles.setProfile(manager.id, '1h-500F', {
       price_xof: 500,
       time_limit_seconds: 3600,
     });
@@ -361,7 +361,7 @@ forEachDatabase('resellers', (database) => {
 
     it('refuses bad batch input and unknown or unpriced profiles, changing nothing', async () => {
       await create({ username: 'awa', balance: 1000 });
-      await t.controller.services.tickets.setProfile(manager.id, 'free', { price_xof: null });
+      await t.controller.services.profiles.setProfile(manager.id, 'free', { price_xof: null });
       const token = await tokenFor('awa');
       const cases: [unknown, number, string][] = [
         [{ quantity: 1 }, 400, 'VALIDATION_ERROR'],

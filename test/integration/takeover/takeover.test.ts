@@ -294,7 +294,7 @@ forEachDatabase('reseller takeover from routers', (database) => {
   });
 
   it('attributes tickets to a local reseller that does not exist centrally', async () => {
-    await site.h.t.controller.services.tickets.setProfile(site.h.client.id, '1h-500F', {
+    await site.h.t.controller.services.profiles.setProfile(site.h.client.id, '1h-500F', {
       price_xof: 500,
       time_limit_seconds: 3600,
     });

@@ -4,7 +4,9 @@ import { expect } from 'chai';
 import { SQLITE_CAPABILITIES } from '../../../controller/db/capabilities.js';
 import * as m0009 from '../../../controller/db/migrations/0009-ticket-limits.js';
 import type { RouterUserImport } from '../../../controller/modules/tickets/router-import.js';
-import { TicketsService } from '../../../controller/modules/tickets/service.js';
+import { ProfilesService } from '../../../controller/modules/tickets/profiles-service.js';
+import { RouterImportService } from '../../../controller/modules/tickets/router-import-service.js';
+import type { TicketsService } from '../../../controller/modules/tickets/service.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 
@@ -55,11 +57,13 @@ forEachDatabase('router user import and inventory', (database) => {
   let t: TestController;
   let clientId: string;
   let tickets: TicketsService;
+  let profiles: ProfilesService;
+  let imports: RouterImportService;
   beforeEach(async () => {
     t = await startTestController(database);
     clientId = (await t.account('client')).id;
-    tickets = t.controller.services.tickets;
-    await tickets.setProfile(clientId, '1H', {
+    ({ tickets, profiles, ticketImport: imports } = t.controller.services);
+    await profiles.setProfile(clientId, '1H', {
       time_limit_seconds: 3600,
       validity_seconds: 86_400,
       price_xof: 200,
@@ -82,7 +86,7 @@ forEachDatabase('router user import and inventory', (database) => {
   it('imports 2,000 users with their status, own limits, usage, reseller and password', async () => {
     const users = routerUsers();
     const started = Date.now();
-    const result = await tickets.importFromRouter(clientId, {
+    const result = await imports.importFromRouter(clientId, {
       users: [...users, { name: 'default-trial', profile: 'default', disabled: false }],
     });
     const elapsed = Date.now() - started;
@@ -93,7 +97,7 @@ forEachDatabase('router user import and inventory', (database) => {
     expect(stored).to.have.length(N);
     expect(stored.some((r) => r.code === 'default-trial')).to.equal(false);
     const byCode = new Map(stored.map((r) => [r.code, r]));
-    const profiles = new Map((await tickets.listProfiles(clientId)).map((p) => [p.id, p]));
+    const profileById = new Map((await profiles.listProfiles(clientId)).map((p) => [p.id, p]));
     const now = t.clock.now().toISOString();
     const tally: Record<string, number> = {};
     for (const u of users) {
@@ -102,7 +106,7 @@ forEachDatabase('router user import and inventory', (database) => {
       const status = expectedStatus(u);
       tally[status] = (tally[status] ?? 0) + 1;
       const consumed = (u.uptime_seconds ?? 0) > 0;
-      const profile = profiles.get(r.profile_id)!;
+      const profile = profileById.get(r.profile_id)!;
       expect(
         {
           status: r.status,
@@ -144,7 +148,7 @@ forEachDatabase('router user import and inventory', (database) => {
 
     // The profiles the store had not seen were created from the router, with nothing set;
     // the manager's profile kept its price, limits and rate.
-    const byName = Object.fromEntries((await tickets.listProfiles(clientId)).map((p) => [p.name, p]));
+    const byName = Object.fromEntries((await profiles.listProfiles(clientId)).map((p) => [p.name, p]));
     expect(Object.keys(byName).sort()).to.deep.equal(['1 Jour', '1H', 'Semaine']);
     expect(byName['1 Jour']).to.include({
       source: 'ROUTER',
@@ -164,22 +168,22 @@ forEachDatabase('router user import and inventory', (database) => {
 
   it('a replayed import counts every user as existing and changes no row', async () => {
     const users = routerUsers();
-    await tickets.importFromRouter(clientId, { users });
+    await imports.importFromRouter(clientId, { users });
     const before = await rows();
-    const profilesBefore = await tickets.listProfiles(clientId);
+    const profilesBefore = await profiles.listProfiles(clientId);
     t.clock.advance(3_600_000);
-    expect(await tickets.importFromRouter(clientId, { users })).to.deep.equal({
+    expect(await imports.importFromRouter(clientId, { users })).to.deep.equal({
       inserted: 0,
       existing: N,
       conflicts: [],
     });
     expect(await rows()).to.deep.equal(before);
-    expect(await tickets.listProfiles(clientId)).to.deep.equal(profilesBefore);
+    expect(await profiles.listProfiles(clientId)).to.deep.equal(profilesBefore);
   });
 
   it('reports conflicts (password, profile, deleted) and leaves those tickets untouched', async () => {
-    await tickets.setProfile(clientId, '1 Jour', {});
-    await tickets.importFromRouter(clientId, {
+    await profiles.setProfile(clientId, '1 Jour', {});
+    await imports.importFromRouter(clientId, {
       users: [
         { name: 'pw-differs', password: 'old', profile: '1H', disabled: false },
         { name: 'profile-differs', password: 'x', profile: '1H', disabled: false },
@@ -189,7 +193,7 @@ forEachDatabase('router user import and inventory', (database) => {
     });
     await tickets.setTicketStatus(clientId, 'deleted', 'DELETED');
     const before = await rows();
-    const result = await tickets.importFromRouter(clientId, {
+    const result = await imports.importFromRouter(clientId, {
       users: [
         { name: 'pw-differs', password: 'new', profile: '1H', disabled: false },
         { name: 'profile-differs', password: 'x', profile: '1 Jour', disabled: false },
@@ -216,19 +220,25 @@ forEachDatabase('router user import and inventory', (database) => {
 
   it('is scoped to the tenant: another tenant may hold the same codes', async () => {
     const users = routerUsers().slice(0, 50);
-    await tickets.importFromRouter(clientId, { users });
+    await imports.importFromRouter(clientId, { users });
     const other = (await t.account('client')).id;
-    expect(await tickets.importFromRouter(other, { users })).to.deep.equal({
+    expect(await imports.importFromRouter(other, { users })).to.deep.equal({
       inserted: 50,
       existing: 0,
       conflicts: [],
     });
     // The other tenant got its own profiles, not ours.
-    expect((await tickets.getProfile(other, '1H'))!.time_limit_seconds).to.equal(null);
+    expect((await profiles.getProfile(other, '1H'))!.time_limit_seconds).to.equal(null);
   });
 
   it('splits the work under a small bind-parameter limit', async () => {
-    const small = new TicketsService(t.db.db, { ...SQLITE_CAPABILITIES, maxBindParameters: 100 }, t.clock);
+    const caps = { ...SQLITE_CAPABILITIES, maxBindParameters: 100 };
+    const small = new RouterImportService(
+      t.db.db,
+      caps,
+      t.clock,
+      new ProfilesService(t.db.db, caps, t.clock),
+    );
     const users = routerUsers().slice(0, 60);
     expect(await small.importFromRouter(clientId, { users })).to.deep.equal({
       inserted: 60,
@@ -249,9 +259,15 @@ forEachDatabase('router user import and inventory', (database) => {
     // process would block the event loop in the busy handler).
     const another = t.db.caps.concurrentTransactions ? await t.db.openAnother() : null;
     try {
-      const second = new TicketsService(another?.db ?? t.db.db, t.db.caps, t.clock);
+      const db = another?.db ?? t.db.db;
+      const second = new RouterImportService(
+        db,
+        t.db.caps,
+        t.clock,
+        new ProfilesService(db, t.db.caps, t.clock),
+      );
       const [a, b] = await Promise.all([
-        tickets.importFromRouter(clientId, { users }),
+        imports.importFromRouter(clientId, { users }),
         // The other router listed them the other way round: no deadlock (codes written in order).
         second.importFromRouter(clientId, { users: [...users].reverse() }),
       ]);
@@ -263,7 +279,7 @@ forEachDatabase('router user import and inventory', (database) => {
       const stored = await rows();
       expect(stored).to.have.length(N);
       expect(new Set(stored.map((r) => r.code)).size).to.equal(N);
-      expect((await tickets.listProfiles(clientId)).map((p) => p.name).sort()).to.deep.equal([
+      expect((await profiles.listProfiles(clientId)).map((p) => p.name).sort()).to.deep.equal([
         '1 Jour',
         '1H',
         'Semaine',
@@ -278,7 +294,7 @@ forEachDatabase('router user import and inventory', (database) => {
     if (!t.db.caps.concurrentTransactions) this.skip();
     const another = await t.db.openAnother();
     try {
-      const profile = (await tickets.getProfile(clientId, '1H'))!;
+      const profile = (await profiles.getProfile(clientId, '1H'))!;
       let release!: () => void;
       let inserted!: () => void;
       const held = new Promise<void>((r) => (release = r));
@@ -312,7 +328,7 @@ forEachDatabase('router user import and inventory', (database) => {
       });
       await ready;
       // The import does not see the row yet; its insert waits for the racer, then skips the code.
-      const importing = tickets.importFromRouter(clientId, {
+      const importing = imports.importFromRouter(clientId, {
         users: [
           { name: 'racing', password: 'pw', profile: '1H', disabled: false },
           { name: 'calm', password: 'pw', profile: '1H', disabled: false },
@@ -330,7 +346,7 @@ forEachDatabase('router user import and inventory', (database) => {
 
   it('walks 2,000 codes in 4 pages of 500, listing what the store lacks', async () => {
     const users = routerUsers();
-    await tickets.importFromRouter(clientId, { users });
+    await imports.importFromRouter(clientId, { users });
     // One ticket gone from the store, one DELETED (still there), one code never imported.
     await t.db.db
       .deleteFrom('radius_tickets')
@@ -343,7 +359,7 @@ forEachDatabase('router user import and inventory', (database) => {
     const pages = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<TicketsService['inventoryPage']>> = await tickets.inventoryPage(
+      const page: Awaited<ReturnType<RouterImportService['inventoryPage']>> = await imports.inventoryPage(
         clientId,
         {
           codes: expected,
@@ -379,7 +395,7 @@ forEachDatabase('router user import and inventory', (database) => {
     let count = 0;
     cursor = null;
     do {
-      const page: Awaited<ReturnType<TicketsService['inventoryPage']>> = await tickets.inventoryPage(
+      const page: Awaited<ReturnType<RouterImportService['inventoryPage']>> = await imports.inventoryPage(
         clientId,
         {
           codes: exact,
@@ -393,7 +409,7 @@ forEachDatabase('router user import and inventory', (database) => {
   });
 
   it('caps the missing list at 100 but counts them all, and checks the limit', async () => {
-    const page = await tickets.inventoryPage(clientId, {
+    const page = await imports.inventoryPage(clientId, {
       codes: Array.from({ length: 300 }, (_, i) => `x${i}`),
       limit: 1000,
     });
@@ -401,7 +417,7 @@ forEachDatabase('router user import and inventory', (database) => {
     expect(page.missing).to.have.length(100);
     expect(page.items).to.deep.equal([]);
     for (const limit of [0, 1001, 2.5]) {
-      const err = await tickets
+      const err = await imports
         .inventoryPage(clientId, { codes: ['a'], limit })
         .catch((e: { code: string }) => e);
       expect((err as { code: string }).code, String(limit)).to.equal('VALIDATION_ERROR');
@@ -410,14 +426,14 @@ forEachDatabase('router user import and inventory', (database) => {
 
   it('counts the tickets created since a time, apart from the excluded codes and DELETED ones', async () => {
     const users = routerUsers().slice(0, 100);
-    await tickets.importFromRouter(clientId, { users });
+    await imports.importFromRouter(clientId, { users });
     const switchedAt = new Date(t.clock.now().getTime() + 60_000).toISOString();
     t.clock.advance(60_000);
     const sold = await tickets.createTickets(clientId, { profileId: '1H', quantity: 30 });
     await tickets.setTicketStatus(clientId, sold[0]!.code, 'DELETED');
     t.clock.advance(60_000);
     // A late import at the same time as the sales: excluded by code.
-    await tickets.importFromRouter(clientId, {
+    await imports.importFromRouter(clientId, {
       users: [{ name: 'late-user', password: 'x', profile: '1H', disabled: false }],
     });
     const imported = new Set([...users.map((u) => u.name), 'late-user']);
@@ -440,7 +456,7 @@ forEachDatabase('router user import and inventory', (database) => {
     await m0009.down(t.db.db as never);
     const columns = async () =>
       Object.keys((await t.db.db.selectFrom('radius_tickets').selectAll().limit(1).execute())[0] ?? {});
-    await tickets.setProfile(clientId, 'P', {});
+    await profiles.setProfile(clientId, 'P', {});
     await t.db.db
       .insertInto('radius_tickets')
       .values({
@@ -448,7 +464,7 @@ forEachDatabase('router user import and inventory', (database) => {
         client_id: clientId,
         code: 'old',
         password: 'old',
-        profile_id: (await tickets.getProfile(clientId, 'P'))!.id,
+        profile_id: (await profiles.getProfile(clientId, 'P'))!.id,
         status: 'ACTIVE',
         created_at: t.clock.now().toISOString(),
         bytes_used: 0,

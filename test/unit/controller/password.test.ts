@@ -1,9 +1,5 @@
 import { expect } from 'chai';
-import {
-  hashPassword,
-  passwordWeakness,
-  verifyPassword,
-} from '../../../controller/core/password.js';
+import { hashPassword, passwordWeakness, verifyPassword } from '../../../controller/core/password.js';
 
 describe('password rules', () => {
   const accepted = ['abcd1234', 'Tr0ub4dor&3', 'motdepasse2026', 'a1b2c3d4', 'abc1'.repeat(32)];

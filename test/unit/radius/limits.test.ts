@@ -2,11 +2,10 @@ import { expect } from 'chai';
 import {
   formatDataLimit,
   formatDuration,
-  joinGigawords,
   parseDataLimit,
   parseDuration,
-  splitGigawords,
 } from '../../../controller/modules/tickets/limits.js';
+import { joinGigawords, splitGigawords } from '../../../controller/radius/gigawords.js';
 import {
   CODE_ALPHABET,
   CODE_LENGTH,

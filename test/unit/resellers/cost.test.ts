@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { batchCost, unitCost } from '../../../controller/modules/resellers/cost.js';
-import { normaliseUsername } from '../../../controller/modules/resellers/username.js';
+import { normaliseUsername } from '../../../controller/modules/tickets/reseller-name.js';
 
 describe('reseller cost rule', () => {
   const cases: [number, number, number][] = [

@@ -10,7 +10,8 @@ import {
   parseRouterDate,
   parseRouterDateTime,
 } from '../../../controller/modules/sales/sales-dates.js';
-import { normaliseMac, parsePrice, sellerOf } from '../../../controller/modules/sales/sales-fields.js';
+import { normaliseMac, parsePrice } from '../../../controller/modules/sales/sales-fields.js';
+import { sellerOf } from '../../../controller/modules/tickets/reseller-name.js';
 
 const entry = (fields: string[], extra: { owner?: string; source?: string } = {}) => ({
   script_id: '*1A',

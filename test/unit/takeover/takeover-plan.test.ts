@@ -8,7 +8,7 @@ import {
   purchases,
   runningBalances,
   type RouterAccount,
-} from '../../../controller/modules/resellers/takeover-plan.js';
+} from '../../../controller/modules/takeover/plan.js';
 
 const SERIAL = 'HEX4A1B2C3D';
 

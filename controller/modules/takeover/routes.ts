@@ -1,8 +1,8 @@
 // POST /v1/radius/resellers/takeover: the manager has the centre take over the resellers its
-// router kept, without uploading anything (docs/api/resellers.md). Registered apart from routes.ts.
+// router kept, without uploading anything (docs/api/resellers.md).
 import { z } from 'zod';
 import type { Api } from '../../http/api.js';
-import type { TakeoverService } from './takeover-service.js';
+import type { TakeoverService } from './service.js';
 
 export const takeoverBody = z.object({
   allocation_id: z.uuid({ message: 'allocation_id must be a UUID' }),

@@ -1,16 +1,15 @@
-// Takeover of the resellers a local-mode site kept on its router (docs/api/resellers.md): the
-// agent reads the accounts, then each reseller is written in its own short transaction (no
-// transaction spans the router read). Replays are safe: movements are keyed by their `txn_…` id,
-// the opening balance by the router serial, and a reseller that exists centrally is never
+// Takeover of the resellers a local-mode site kept on its router (docs/api/resellers.md): the agent reads the accounts,
+// then each reseller is written in its own short transaction (no transaction spans the router
+// read); the resellers service writes the reseller, its balance and its ledger lines in that
+// transaction, this module its router link. Replays are safe: movements are keyed by their `txn_…`
+// id, the opening balance by the router serial, and a reseller that exists centrally is never
 // overwritten — the centre is authoritative once it holds a reseller; differences are reported.
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
-import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { AgentCommandRunner as RouterCommandDeps } from '../../hub/index.js';
-import * as q from './queries.js';
-import type { ResellerLedgerTable, ResellersTable } from './tables.js';
+import type { AgentCommandRunner } from '../../hub/index.js';
+import type { ImportTarget, ImportedLine, ResellersService } from '../resellers/index.js';
 import {
   groupTags,
   planAccounts,
@@ -19,8 +18,8 @@ import {
   type AccountPlan,
   type PlannedLine,
   type SkipReason,
-} from './takeover-plan.js';
-import * as tq from './takeover-queries.js';
+} from './plan.js';
+import * as tq from './queries.js';
 
 /** The creation defaults of a reseller, given to resellers the router had no caps for. */
 const DEFAULT_MAX_BATCH_SIZE = 100;
@@ -87,13 +86,13 @@ interface Step {
 export class TakeoverService {
   constructor(
     private readonly db: Db,
-    private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
-    private readonly router: RouterCommandDeps,
+    private readonly resellers: ResellersService,
+    private readonly runner: AgentCommandRunner,
   ) {}
 
   async run(clientId: string, allocationId: string): Promise<TakeoverReport> {
-    const read = await this.router.runForRequest(
+    const read = await this.runner.runForRequest(
       { clientId, allocationId },
       'resellers.export',
       {},
@@ -150,7 +149,7 @@ export class TakeoverService {
     }
     // Tags are attribution only: a tag naming no reseller is reported, never turned into one.
     const tags = groupTags(read.tags);
-    const central = await tq.knownUsernames(this.db, clientId, [...tags.keys()]);
+    const central = await this.resellers.existingUsernames(clientId, [...tags.keys()]);
     for (const [name, tickets] of [...tags].sort(([a], [b]) => a.localeCompare(b))) {
       const reseller = routerNames.has(name) || central.has(name);
       report.tags.push({ name, tickets, reseller });
@@ -164,10 +163,9 @@ export class TakeoverService {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.db.transaction().execute(async (trx) => {
-          const found = await q.findByUsername(trx, clientId, plan.username);
+          const found = await this.resellers.lockForImport(trx, clientId, plan.username);
           if (!found) return this.#create(trx, clientId, allocationId, serial, plan);
-          const row = (await q.findForUpdate(trx, clientId, found.id, this.caps.rowLocks)) ?? found;
-          return this.#replay(trx, row, serial, plan);
+          return this.#replay(trx, found, serial, plan);
         });
       } catch (err) {
         if (attempt === 0 && isUniqueViolation(err)) continue;
@@ -184,42 +182,32 @@ export class TakeoverService {
     plan: AccountPlan,
   ): Promise<Step> {
     const now = iso(this.clock.now());
-    const row: ResellersTable = {
-      id: newId(),
-      client_id: clientId,
-      username: plan.username,
-      ...plan.identity,
-      disabled: plan.identity.disabled ? 1 : 0,
-      password_hash: null,
-      balance: plan.routerBalance,
-      max_batch_size: DEFAULT_MAX_BATCH_SIZE,
-      max_users_total: DEFAULT_MAX_USERS_TOTAL,
-      tickets_issued: 0,
-      total_sales: purchases(plan.movements),
-      admin_message: null,
-      deleted_at: null,
-      imported_from_router_at: now,
-      desktop_allow_login: 0,
-      desktop_router_group: null,
-      desktop_password_hash: null,
-      desktop_updated_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await q.insertReseller(trx, row);
     const lines = plan.openingLine ? [plan.openingLine, ...plan.movements] : plan.movements;
     let balance = 0;
-    const ledger = lines.map((line, i) => {
+    const ledger = lines.map((line) => {
       balance += line.amount;
-      return ledgerRow(row, line, i + 1, balance, now);
+      return ledgerLine(line, balance, now);
     });
     // opening + kept movements = router balance by construction; anything else is a bug.
     if (balance !== plan.routerBalance) throw new Error(`takeover of ${plan.username}: ledger ≠ balance`);
-    await insertLines(trx, ledger);
+    const resellerId = await this.resellers.createImported(
+      trx,
+      clientId,
+      {
+        username: plan.username,
+        ...plan.identity,
+        balance: plan.routerBalance,
+        max_batch_size: DEFAULT_MAX_BATCH_SIZE,
+        max_users_total: DEFAULT_MAX_USERS_TOTAL,
+        total_sales: purchases(plan.movements),
+        at: now,
+      },
+      ledger,
+    );
     await tq.insertLink(trx, {
       id: newId(),
       client_id: clientId,
-      reseller_id: row.id,
+      reseller_id: resellerId,
       router_serial: serial,
       allocation_id: allocationId,
       router_name: plan.routerName,
@@ -245,8 +233,8 @@ export class TakeoverService {
    * overwritten. Only when it was taken over from this very router are the movements the router
    * recorded since (ids not in the ledger yet) added, each as a line that moves the balance.
    */
-  async #replay(trx: Db, row: ResellersTable, serial: string, plan: AccountPlan): Promise<Step> {
-    const central = Number(row.balance);
+  async #replay(trx: Db, row: ImportTarget, serial: string, plan: AccountPlan): Promise<Step> {
+    const central = row.balance;
     const existing = (movementsSkipped: number, reason?: DifferenceReason, balance = central): Step => ({
       outcome: {
         ...outcomeBase(plan),
@@ -258,11 +246,11 @@ export class TakeoverService {
       },
       ...(reason ? { difference: difference(plan, balance, reason) } : {}),
     });
-    if (row.deleted_at) return existing(plan.movements.length, 'DELETED_CENTRALLY');
+    if (row.deleted) return existing(plan.movements.length, 'DELETED_CENTRALLY');
     const link = await tq.findLink(trx, row.id, serial);
     if (!link) return existing(plan.movements.length, 'NOT_TAKEN_OVER');
 
-    const known = await tq.existingKeys(
+    const known = await this.resellers.importedKeys(
       trx,
       row.id,
       plan.movements.map((m) => m.key),
@@ -277,19 +265,13 @@ export class TakeoverService {
     const balances = runningBalances(central, fresh);
     if (!balances) return existing(plan.movements.length, 'WOULD_OVERDRAW');
     const now = iso(this.clock.now());
-    const first = (await q.lastLineNo(trx, row.id)) + 1;
-    await insertLines(
+    await this.resellers.appendImported(
       trx,
-      fresh.map((line, i) => ledgerRow(row, line, first + i, balances[i]!, now)),
+      row,
+      fresh.map((line, i) => ledgerLine(line, balances[i]!, now)),
+      { sales: purchases(fresh), updatedAt: now },
     );
     const next = balances[balances.length - 1]!;
-    const moved = await q.moveBalance(trx, row.id, central, next, {
-      tickets: 0,
-      sales: purchases(fresh),
-      updatedAt: now,
-    });
-    // The row is locked (or SQLite serialises writers): a miss here is a bug, and rolls back.
-    if (!moved) throw new Error(`balance of reseller ${row.id} moved under a lock`);
     return existing(
       plan.movements.length - fresh.length,
       next === plan.routerBalance ? undefined : 'CENTRAL_BALANCE_DIFFERS',
@@ -298,30 +280,16 @@ export class TakeoverService {
   }
 }
 
-function ledgerRow(
-  reseller: ResellersTable,
-  line: PlannedLine,
-  lineNo: number,
-  balanceAfter: number,
-  now: string,
-): ResellerLedgerTable {
+function ledgerLine(line: PlannedLine, balanceAfter: number, now: string): ImportedLine {
   return {
-    id: newId(),
-    client_id: reseller.client_id,
-    reseller_id: reseller.id,
-    line_no: lineNo,
     type: line.type,
     amount: line.amount,
     reason: line.reason,
-    balance_after: balanceAfter,
-    idempotency_key: line.key,
+    key: line.key,
+    balanceAfter,
     // Dated when it happened on the router: the ledger is the source for consumption over a period.
-    created_at: line.at ?? now,
+    at: line.at ?? now,
   };
-}
-
-async function insertLines(trx: Db, rows: ResellerLedgerTable[]): Promise<void> {
-  if (rows.length > 0) await trx.insertInto('reseller_ledger').values(rows).execute();
 }
 
 function outcomeBase(plan: AccountPlan) {

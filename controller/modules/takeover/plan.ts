@@ -6,7 +6,7 @@
 //     ledger sums to the router's balance. Each kept movement is one IMPORT line keyed by its
 //     trimmed `txn_…` id, dated by the time the id carries.
 import type { CommandOutput } from '../../../protocol/index.js';
-import { normaliseUsername } from './username.js';
+import { normaliseUsername } from '../tickets/index.js';
 
 export type RouterAccount = CommandOutput<'resellers.export'>['accounts'][number];
 

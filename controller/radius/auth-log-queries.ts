@@ -1,9 +1,10 @@
-// Reads of the RADIUS authentication log for one UTC day. The same SQL on SQLite and PostgreSQL:
-// `at` is ISO text, so the hour is characters 12-13 and a day is a text range on the index.
+// Reads of the authentication log for one UTC day (the affluence of a client's hotspots). The same
+// SQL on SQLite and PostgreSQL: `at` is ISO text, so the hour is characters 12-13 and a day is a
+// text range on the index.
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../db/database.js';
+import type { Db } from '../db/database.js';
 
-export interface DayScope {
+export interface AuthLogScope {
   clientId: string;
   from: string;
   to: string;
@@ -14,7 +15,7 @@ export interface DayScope {
 const deviceKey: RawBuilder<string> = sql<string>`coalesce('m:' || upper(nullif(calling_station_id, '')), 'u:' || username)`;
 const hourOf: RawBuilder<string> = sql<string>`substr(at, ${sql.lit(12)}, ${sql.lit(2)})`;
 
-function scoped(db: Db, s: DayScope) {
+function scoped(db: Db, s: AuthLogScope) {
   let q = db
     .selectFrom('radius_auth_log')
     .where('client_id', '=', s.clientId)
@@ -24,7 +25,7 @@ function scoped(db: Db, s: DayScope) {
   return q;
 }
 
-export async function hourly(db: Db, s: DayScope) {
+export async function hourly(db: Db, s: AuthLogScope) {
   const rows = await scoped(db, s)
     .select([hourOf.as('hour'), 'result', (eb) => eb.fn.countAll().as('n')])
     .groupBy([hourOf, 'result'])
@@ -32,7 +33,7 @@ export async function hourly(db: Db, s: DayScope) {
   return rows.map((r) => ({ hour: Number(r.hour), result: r.result, n: Number(r.n) }));
 }
 
-export async function distinctClients(db: Db, s: DayScope): Promise<number> {
+export async function distinctClients(db: Db, s: AuthLogScope): Promise<number> {
   const row = await scoped(db, s)
     .select(sql<number>`count(distinct ${deviceKey})`.as('n'))
     .where('result', '=', 'ACCEPT')
@@ -41,7 +42,7 @@ export async function distinctClients(db: Db, s: DayScope): Promise<number> {
 }
 
 /** Every attempt of the devices with at least `min` attempts that day, in time order. */
-export function candidateAttempts(db: Db, s: DayScope, min: number) {
+export function candidateAttempts(db: Db, s: AuthLogScope, min: number) {
   const busy = scoped(db, s)
     .select(deviceKey.as('device'))
     .groupBy(deviceKey)
