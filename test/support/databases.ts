@@ -69,7 +69,10 @@ const postgres: TestDatabase = {
 
 export const TEST_DATABASES: TestDatabase[] = pgUrl ? [sqlite, postgres] : [sqlite];
 
-/** Declares the same suite once per test database. */
-export function forEachDatabase(title: string, suite: (db: TestDatabase) => void): void {
-  for (const db of TEST_DATABASES) describe(`${title} [${db.name}]`, () => suite(db));
+/** Declares the same suite once per test database (`this` is the suite, as in `describe`). */
+export function forEachDatabase(title: string, suite: (this: Mocha.Suite, db: TestDatabase) => void): void {
+  for (const db of TEST_DATABASES)
+    describe(`${title} [${db.name}]`, function () {
+      suite.call(this, db);
+    });
 }
