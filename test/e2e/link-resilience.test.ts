@@ -36,7 +36,8 @@ forEachDatabase('e2e: link resilience (agent killed, controller restarted)', fun
 
     const queued = await stack.api.enqueue(client, allocation.id, 'backup.save', { name: 'after-kill' });
     expect(queued.state).to.equal('QUEUED');
-    // Nobody to carry it: it must still be waiting, never sent, a while later.
+    // Nobody to carry it: it must still be waiting, never sent, a while later. The subject is an
+    // absence, watched over five scheduler ticks (TICKETNET_SCHEDULER_TICK_MS is 200).
     await sleep(1000);
     const waiting = await stack.api.command(client, allocation.id, queued.id);
     expect(waiting).to.include({ state: 'QUEUED', attempts: 0, sent_at: null });
