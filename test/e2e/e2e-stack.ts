@@ -4,6 +4,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestDatabase, TestDbHandle } from '../support/databases.js';
 import { spawnTs, type Spawned } from '../support/spawn-process.js';
 
 export const ROUTER_USER = 'ticketnet';
@@ -431,20 +432,37 @@ export class Stack {
   #agents = 0;
   #controllerEnv: Record<string, string> = {};
 
-  private constructor(readonly dir: string) {
+  private constructor(
+    readonly dir: string,
+    readonly database: TestDatabase['name'],
+    readonly pg: TestDbHandle | undefined,
+  ) {
     this.api = new Api(() => {
       if (!this.controller) throw new Error('no controller started');
       return this.controller.url;
     });
   }
 
-  static async create(): Promise<Stack> {
-    return new Stack(await mkdtemp(join(tmpdir(), 'ticketnet-e2e-')));
+  /**
+   * A stack whose controller runs on `database`: SQLite (a file in the stack's directory, the
+   * default) or PostgreSQL (a fresh schema of the run's database, dropped at shutdown).
+   */
+  static async create(database?: TestDatabase): Promise<Stack> {
+    const dir = await mkdtemp(join(tmpdir(), 'ticketnet-e2e-'));
+    if (database?.name !== 'postgres') return new Stack(dir, 'sqlite', undefined);
+    const pg = await database.open();
+    // The controller processes connect on their own; this handle only owns the schema.
+    return new Stack(dir, 'postgres', pg);
   }
 
-  /** Path of the controller's SQLite file. */
+  /** Path of the controller's SQLite file (on SQLite). */
   get dbFile(): string {
     return join(this.dir, 'controller', 'ticketnet.db');
+  }
+
+  /** The controller's TICKETNET_DB. */
+  get dbUrl(): string {
+    return this.pg ? this.pg.url : `sqlite:${this.dbFile}`;
   }
 
   #spawn(name: string, entry: string, args: string[], env: Record<string, string>): Spawned {
@@ -459,7 +477,7 @@ export class Stack {
   }
 
   /**
-   * Starts a controller on the stack's SQLite file and data directory. `port` 0 takes any free
+   * Starts a controller on the stack's database and data directory. `port` 0 takes any free
    * port; a restart passes the old one, since enrolled agents saved the controller's URL. `env`
    * adds settings (e.g. `TICKETNET_JOB_RUN_ROUTE`, `TICKETNET_MIGRATION_LEASE_MS`,
    * `TICKETNET_RADIUS_RELAY_*`); a restart without it keeps the previous start's.
@@ -472,7 +490,7 @@ export class Stack {
     const proc = this.#spawn('controller', 'controller/main.ts', [], {
       PORT: String(port),
       HOST: '127.0.0.1',
-      TICKETNET_DB: `sqlite:${this.dbFile}`,
+      TICKETNET_DB: this.dbUrl,
       TICKETNET_DATA_DIR: this.controllerDataDir,
       TICKETNET_API_QUOTA: 'off',
       TICKETNET_LOG_LEVEL: 'info',
@@ -498,7 +516,7 @@ export class Stack {
     const proc = this.#spawn(
       'controller cli',
       'controller/cli.ts',
-      [...args, '--db', `sqlite:${this.dbFile}`, '--data-dir', this.controllerDataDir],
+      [...args, '--db', this.dbUrl, '--data-dir', this.controllerDataDir],
       { TICKETNET_LOG_LEVEL: 'warn' },
     );
     const timer = setTimeout(() => proc.child.kill('SIGKILL'), START_MS);
@@ -634,6 +652,7 @@ export class Stack {
     await Promise.all(
       this.#procs.splice(0).map(({ proc }) => (isRunning(proc) ? proc.stop('SIGKILL') : proc.exited)),
     );
+    await this.pg?.close();
     await rm(this.dir, { recursive: true, force: true });
   }
 }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client as FtpClient } from 'basic-ftp';
 import { expect } from 'chai';
+import { forEachDatabase } from '../support/databases.js';
 import { ROUTER_PASSWORD, ROUTER_USER, Stack, TEST_MS, type SimSpec } from './e2e-stack.js';
 
 interface Backup {
@@ -67,77 +68,80 @@ const ROUTERS: { spec: SimSpec; model: string }[] = [
   },
 ];
 
-describe('e2e: enrolment and commands (controller, agent, RouterOS simulator as processes)', function () {
-  this.timeout(TEST_MS);
-  let stack: Stack;
+forEachDatabase(
+  'e2e: enrolment and commands (controller, agent, RouterOS simulator as processes)',
+  function (database) {
+    this.timeout(TEST_MS);
+    let stack: Stack;
 
-  beforeEach(async () => (stack = await Stack.create()));
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') console.log(stack.dump());
-    await stack.shutdown();
-  });
-
-  for (const { spec, model } of ROUTERS) {
-    it(`RouterOS ${spec.version}: enrols, reports the router's facts, runs facts, ping, export and backup`, async () => {
-      const [, sim] = await Promise.all([stack.startController(), stack.startSim(spec)]);
-      const client = await stack.api.client();
-      const { allocation: created, enrolment } = await stack.api.allocate(client, 'Site under test');
-      expect(created.status).to.equal('AWAITING_ENROLMENT');
-      expect(created.link_state).to.equal('DISCONNECTED');
-      expect(enrolment.code).to.match(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-
-      await stack.startAgent({ sim, code: enrolment.code });
-      const allocation = await stack.api.waitForAllocation(
-        client,
-        created.id,
-        (a) => a.link_state === 'CONNECTED' && a.router.serial !== null,
-        'CONNECTED with facts',
-      );
-      const expectedFacts = {
-        serial: spec.serial,
-        identity: spec.identity,
-        model,
-        routeros_version: spec.version,
-        architecture: spec.architecture,
-        free_hdd_bytes: spec.freeHdd,
-        total_hdd_bytes: spec.totalHdd,
-      };
-      expect(allocation.status).to.equal('ENROLLED');
-      expect(allocation.router).to.include(expectedFacts);
-
-      const facts = await stack.api.run(client, allocation.id, 'router.facts');
-      expect(facts.state, JSON.stringify(facts.fault)).to.equal('DONE');
-      expect(facts.output).to.include(expectedFacts);
-
-      const ping = await stack.api.run(client, allocation.id, 'router.ping');
-      expect(ping.state, JSON.stringify(ping.fault)).to.equal('DONE');
-      expect((ping.output as { rtt_ms: number }).rtt_ms)
-        .to.be.a('number')
-        .at.least(0);
-
-      const exported = await stack.api.run(client, allocation.id, 'hotspot.users.export');
-      expect(exported.state, JSON.stringify(exported.fault)).to.equal('DONE');
-      const { users, count } = exported.output as { users: { name: string }[]; count: number };
-      // The router also holds its built-in default-trial user, which is not a voucher.
-      const onRouter = (await sim.menu('/ip/hotspot/user')).filter((u) => u.default !== 'true');
-      expect(onRouter).to.have.length(spec.users!);
-      expect(count).to.equal(spec.users);
-      expect(users.map((u) => u.name).sort()).to.deep.equal(onRouter.map((u) => u.name).sort());
-
-      const saved = await stack.api.run(client, allocation.id, 'backup.save', { name: 'e2e-nightly' });
-      expect(saved.state, JSON.stringify(saved.fault)).to.equal('DONE');
-      const backup = saved.output as Backup;
-      const content = Buffer.from(backup.content_base64, 'base64');
-      expect(backup.file_name).to.equal('e2e-nightly.backup');
-      expect(backup.size).to.be.above(0).and.equal(content.length);
-      expect(backup.sha256).to.equal(createHash('sha256').update(content).digest('hex'));
-      const file = (await sim.summary()).files.find((f) => f.name === backup.file_name);
-      expect(file, 'the backup file on the router').to.not.equal(undefined);
-      expect(file!.size).to.equal(backup.size);
-      if (sim.ftpPort !== null) {
-        const onFlash = await ftpDownload(sim.ftpPort, backup.file_name);
-        expect(createHash('sha256').update(onFlash).digest('hex')).to.equal(backup.sha256);
-      }
+    beforeEach(async () => (stack = await Stack.create(database)));
+    afterEach(async function () {
+      if (this.currentTest?.state === 'failed') console.log(stack.dump());
+      await stack.shutdown();
     });
-  }
-});
+
+    for (const { spec, model } of ROUTERS) {
+      it(`RouterOS ${spec.version}: enrols, reports the router's facts, runs facts, ping, export and backup`, async () => {
+        const [, sim] = await Promise.all([stack.startController(), stack.startSim(spec)]);
+        const client = await stack.api.client();
+        const { allocation: created, enrolment } = await stack.api.allocate(client, 'Site under test');
+        expect(created.status).to.equal('AWAITING_ENROLMENT');
+        expect(created.link_state).to.equal('DISCONNECTED');
+        expect(enrolment.code).to.match(/^[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+
+        await stack.startAgent({ sim, code: enrolment.code });
+        const allocation = await stack.api.waitForAllocation(
+          client,
+          created.id,
+          (a) => a.link_state === 'CONNECTED' && a.router.serial !== null,
+          'CONNECTED with facts',
+        );
+        const expectedFacts = {
+          serial: spec.serial,
+          identity: spec.identity,
+          model,
+          routeros_version: spec.version,
+          architecture: spec.architecture,
+          free_hdd_bytes: spec.freeHdd,
+          total_hdd_bytes: spec.totalHdd,
+        };
+        expect(allocation.status).to.equal('ENROLLED');
+        expect(allocation.router).to.include(expectedFacts);
+
+        const facts = await stack.api.run(client, allocation.id, 'router.facts');
+        expect(facts.state, JSON.stringify(facts.fault)).to.equal('DONE');
+        expect(facts.output).to.include(expectedFacts);
+
+        const ping = await stack.api.run(client, allocation.id, 'router.ping');
+        expect(ping.state, JSON.stringify(ping.fault)).to.equal('DONE');
+        expect((ping.output as { rtt_ms: number }).rtt_ms)
+          .to.be.a('number')
+          .at.least(0);
+
+        const exported = await stack.api.run(client, allocation.id, 'hotspot.users.export');
+        expect(exported.state, JSON.stringify(exported.fault)).to.equal('DONE');
+        const { users, count } = exported.output as { users: { name: string }[]; count: number };
+        // The router also holds its built-in default-trial user, which is not a voucher.
+        const onRouter = (await sim.menu('/ip/hotspot/user')).filter((u) => u.default !== 'true');
+        expect(onRouter).to.have.length(spec.users!);
+        expect(count).to.equal(spec.users);
+        expect(users.map((u) => u.name).sort()).to.deep.equal(onRouter.map((u) => u.name).sort());
+
+        const saved = await stack.api.run(client, allocation.id, 'backup.save', { name: 'e2e-nightly' });
+        expect(saved.state, JSON.stringify(saved.fault)).to.equal('DONE');
+        const backup = saved.output as Backup;
+        const content = Buffer.from(backup.content_base64, 'base64');
+        expect(backup.file_name).to.equal('e2e-nightly.backup');
+        expect(backup.size).to.be.above(0).and.equal(content.length);
+        expect(backup.sha256).to.equal(createHash('sha256').update(content).digest('hex'));
+        const file = (await sim.summary()).files.find((f) => f.name === backup.file_name);
+        expect(file, 'the backup file on the router').to.not.equal(undefined);
+        expect(file!.size).to.equal(backup.size);
+        if (sim.ftpPort !== null) {
+          const onFlash = await ftpDownload(sim.ftpPort, backup.file_name);
+          expect(createHash('sha256').update(onFlash).digest('hex')).to.equal(backup.sha256);
+        }
+      });
+    }
+  },
+);

@@ -1,16 +1,17 @@
 // The durable command queue across process deaths: an agent killed outright, a controller restarted
 // on the same database. A command queued while the other side is away waits, then runs once.
 import { expect } from 'chai';
+import { forEachDatabase } from '../support/databases.js';
 import { SETTLE_MS, Stack, TEST_MS, sleep, waitUntil, type Client, type SimProcess } from './e2e-stack.js';
 
-describe('e2e: link resilience (agent killed, controller restarted)', function () {
+forEachDatabase('e2e: link resilience (agent killed, controller restarted)', function (database) {
   this.timeout(TEST_MS);
   let stack: Stack;
   let sim: SimProcess;
   let client: Client;
 
   beforeEach(async () => {
-    stack = await Stack.create();
+    stack = await Stack.create(database);
     [, sim] = await Promise.all([
       stack.startController(),
       stack.startSim({ serial: 'DC2C6E020202', version: '7.19', users: 5 }),
@@ -35,7 +36,8 @@ describe('e2e: link resilience (agent killed, controller restarted)', function (
 
     const queued = await stack.api.enqueue(client, allocation.id, 'backup.save', { name: 'after-kill' });
     expect(queued.state).to.equal('QUEUED');
-    // Nobody to carry it: it must still be waiting, never sent, a while later.
+    // Nobody to carry it: it must still be waiting, never sent, a while later. The subject is an
+    // absence, watched over five scheduler ticks (TICKETNET_SCHEDULER_TICK_MS is 200).
     await sleep(1000);
     const waiting = await stack.api.command(client, allocation.id, queued.id);
     expect(waiting).to.include({ state: 'QUEUED', attempts: 0, sent_at: null });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { generateKeyPair } from '../../protocol/index.js';
 import { FakeAgent, LinkRefusedError } from '../support/fake-agent.js';
+import { forEachDatabase } from '../support/databases.js';
 import {
   Stack,
   TEST_MS,
@@ -24,7 +25,7 @@ async function refusal(attempt: Promise<unknown>): Promise<string> {
   throw new Error('the controller accepted it');
 }
 
-describe('e2e: link security against the real controller', function () {
+forEachDatabase('e2e: link security against the real controller', function (database) {
   this.timeout(TEST_MS);
   let stack: Stack;
   let sim: SimProcess;
@@ -34,7 +35,7 @@ describe('e2e: link security against the real controller', function () {
   let code: string;
 
   beforeEach(async () => {
-    stack = await Stack.create();
+    stack = await Stack.create(database);
     [, sim] = await Promise.all([
       stack.startController(),
       stack.startSim({ serial: '48A98A070707', version: '7.19', users: 4 }),

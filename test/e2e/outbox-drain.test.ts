@@ -2,8 +2,9 @@
 // controller's database exactly once each when it is back, and leave the outbox.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import { openDatabase } from '../../controller/db/database.js';
+import { forEachDatabase } from '../support/databases.js';
 import { SETTLE_MS, Stack, TEST_MS, waitUntil } from './e2e-stack.js';
 
 interface StoredReport {
@@ -23,11 +24,11 @@ interface OutboxReport {
 
 const ENTRY = 'test/support/fast-report-agent.ts';
 
-describe('e2e: outbox drained after a long disconnect', function () {
+forEachDatabase('e2e: outbox drained after a long disconnect', function (database) {
   this.timeout(TEST_MS);
   let stack: Stack;
 
-  beforeEach(async () => (stack = await Stack.create()));
+  beforeEach(async () => (stack = await Stack.create(database)));
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') console.log(stack.dump());
     await stack.shutdown();
@@ -67,24 +68,27 @@ describe('e2e: outbox drained after a long disconnect', function () {
     await waitUntil(async () => (await agent.outbox()).length === 0, SETTLE_MS, 'the outbox to empty', 10);
     expect(agent.logs('link ready')).to.have.length(2);
 
-    const db = new Database(stack.dbFile, { readonly: true, fileMustExist: true });
+    const { db, close } = await openDatabase(stack.dbUrl);
     try {
-      const count = db.prepare<[string], { n: number }>(
-        'SELECT COUNT(*) AS n FROM agent_reports WHERE id = ?',
-      );
-      const row = db.prepare<[string], StoredReport>('SELECT * FROM agent_reports WHERE id = ?');
       for (const report of offline) {
-        expect(count.get(report.id)?.n, `report ${report.id}`).to.equal(1);
-        const stored = row.get(report.id)!;
-        expect(stored).to.include({ allocation_id: allocation.id, kind: report.kind, at: report.at });
-        expect(JSON.parse(stored.data)).to.deep.equal(report.data);
+        const rows: StoredReport[] = await db
+          .selectFrom('agent_reports')
+          .select(['id', 'allocation_id', 'kind', 'at', 'data'])
+          .where('id', '=', report.id)
+          .execute();
+        expect(rows, `report ${report.id}`).to.have.length(1);
+        expect(rows[0]).to.include({ allocation_id: allocation.id, kind: report.kind, at: report.at });
+        expect(JSON.parse(rows[0]!.data)).to.deep.equal(report.data);
       }
-      const duplicates = db
-        .prepare('SELECT id, COUNT(*) AS n FROM agent_reports GROUP BY id HAVING COUNT(*) > 1')
-        .all();
+      const duplicates = await db
+        .selectFrom('agent_reports')
+        .select('id')
+        .groupBy('id')
+        .having((eb) => eb.fn.countAll(), '>', 1)
+        .execute();
       expect(duplicates).to.deep.equal([]);
     } finally {
-      db.close();
+      await close();
     }
 
     // The newest offline facts report is what the allocation shows now (or a newer one).

@@ -3,6 +3,7 @@
 import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { encodeSentence, SentenceDecoder, sentenceToStrings } from '../routeros-sim/api-wire.js';
+import { forEachDatabase } from '../support/databases.js';
 import { ROUTER_PASSWORD, ROUTER_USER, Stack, TEST_MS, waitUntil, type Client } from './e2e-stack.js';
 
 /** Sends one API sentence to a RouterOS port and collects the reply words up to `!done`. */
@@ -39,13 +40,13 @@ async function printNothing(port: number, path: string): Promise<string[]> {
   }
 }
 
-describe('e2e: router faults through the real agent', function () {
+forEachDatabase('e2e: router faults through the real agent', function (database) {
   this.timeout(TEST_MS);
   let stack: Stack;
   let client: Client;
 
   beforeEach(async () => {
-    stack = await Stack.create();
+    stack = await Stack.create(database);
     await stack.startController();
     client = await stack.api.client();
   });

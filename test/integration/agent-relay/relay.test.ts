@@ -4,12 +4,24 @@
 import { randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { radiusRelaySettings } from '../../../agent/config.js';
 import type { MessageBody } from '../../../protocol/index.js';
 import { FakeHub, type HubConnection } from '../../support/fake-hub.js';
 import { afterTest, cleanUp, startTestAgent, waitUntil } from '../agent/agent-harness.js';
 
 type Frame = MessageBody<'radius'>;
+
+/** Runs `send` and resolves once the relay has handled the `radius` frame it sent (synchronously). */
+async function answerReceived(relay: { receive(frame: Frame): void }, send: () => void): Promise<void> {
+  const received = sinon.spy(relay, 'receive');
+  try {
+    send();
+    await waitUntil(() => received.called, 5000, 'the relay to receive the answer');
+  } finally {
+    received.restore();
+  }
+}
 
 /** A UDP socket standing for the router (or its /radius incoming listener). */
 async function udpPeer(): Promise<{ socket: Socket; port: number; received: Buffer[] }> {
@@ -92,10 +104,12 @@ describe('agent RADIUS relay', function () {
     await waitUntil(() => radiusFrames(conn).length === 2, 5000, 'accounting frame');
     expect(radiusFrames(conn)[1]!.peer).to.equal(`acct:127.0.0.1:${router.port}`);
     // An answer for an id that is not pending (or a second one) goes nowhere.
-    conn.send('radius', { id: frame!.id, packet: answer.toString('base64') });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(router.received).to.have.length(1);
+    await answerReceived(relay, () =>
+      conn.send('radius', { id: frame!.id, packet: answer.toString('base64') }),
+    );
+    // An answer forwarded to the router would have been counted in the same call.
     expect(relay.stats).to.deep.include({ relayed: 2, answered: 1 });
+    expect(router.received).to.have.length(1);
   });
 
   it('drops datagrams while the link is down', async () => {
@@ -118,8 +132,10 @@ describe('agent RADIUS relay', function () {
     expect(relay.stats.dropped.timedOut).to.equal(1);
     // The late answer is ignored.
     const [frame] = radiusFrames(conn);
-    conn.send('radius', { id: frame!.id, packet: packet(2).toString('base64') });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await answerReceived(relay, () =>
+      conn.send('radius', { id: frame!.id, packet: packet(2).toString('base64') }),
+    );
+    expect(relay.stats.answered).to.equal(0);
     expect(router.received).to.deep.equal([]);
   });
 

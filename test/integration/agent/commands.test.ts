@@ -118,10 +118,14 @@ describe('agent commands against the RouterOS simulator', () => {
     await waitUntil(() => hub.acks.includes(id));
     hub.sendCommand({ id, name: 'router.ping' });
     await waitUntil(() => resultOf(id) !== undefined, 5000);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The link keeps its frames in order: a second result of the first command would have come
+    // before the result of a command sent after the first result.
+    sim.faults.clear();
+    const next = hub.sendCommand({ name: 'router.ping' });
+    await waitUntil(() => resultOf(next) !== undefined, 5000);
     expect(hub.acks.filter((a) => a === id)).to.have.length(2);
     expect(hub.results.filter((r) => r.id === id)).to.have.length(1);
-    expect(runs.get('router.ping')).to.equal(1);
+    expect(runs.get('router.ping')).to.equal(2);
   });
 
   it('refuses a command outside the catalogue with UNKNOWN_COMMAND, and bad params with BAD_PARAMS', async () => {

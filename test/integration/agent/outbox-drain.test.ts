@@ -41,7 +41,8 @@ describe('agent outbox over the link', () => {
     back.withholdAcks = true;
     const agent = await startTestAgent({ hub: back, sim, stateDir, link: { reportBatchSize: 50 } });
     await waitUntil(() => back.reportLog.length === 50, 5000, 'first batch');
-    // No acks: the window stays full and nothing more goes out.
+    // No acks: the window stays full and nothing more goes out. The subject is an absence, watched
+    // for 300 ms (reports are ready to go the whole time: the outbox holds 120).
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(back.reportLog).to.have.length(50);
     expect(agent.outbox.size).to.be.at.least(120);

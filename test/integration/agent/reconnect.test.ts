@@ -67,6 +67,7 @@ describe('agent link backoff reset', () => {
     agent.link.on('waiting', (_delay, attempt) => attempts.push(attempt));
     for (let drop = 1; drop <= 2; drop++) {
       await waitUntil(() => agent.link.state === 'ready' && hub.liveConnections.length === 1);
+      // The subject: the connection holds 50 ms, more than a stableAfterMs of 20, less than 60,000.
       await new Promise((resolve) => setTimeout(resolve, 50));
       hub.dropAll();
       await waitUntil(() => attempts.length === drop, 5000, `wait after drop ${drop}`);

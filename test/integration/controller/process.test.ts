@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnDist, type Spawned } from '../../support/spawn-process.js';
@@ -71,15 +72,29 @@ describe('controller process', function () {
     const port = await freePort();
     const p = start(port);
     await p.waitFor(/controller listening/);
-    // Registration hashes with scrypt: slow enough to still be running when the signal lands.
-    const pending = fetch(`http://127.0.0.1:${port}/api/v1/auth/register`, {
+    // The server answers `100 Continue` once it holds the request: the signal lands while the
+    // request is in flight, and its body is only sent after.
+    const body = JSON.stringify({ email: 'y@example.com', password: 'abcd1234', name: 'Y', kind: 'client' });
+    const req = request(`http://127.0.0.1:${port}/api/v1/auth/register`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'y@example.com', password: 'abcd1234', name: 'Y', kind: 'client' }),
+      agent: false,
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        expect: '100-continue',
+      },
     });
-    await new Promise((r) => setTimeout(r, 5));
+    const status = new Promise<number>((resolve, reject) => {
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode!);
+      });
+      req.on('error', reject);
+    });
+    await new Promise<void>((resolve) => req.on('continue', resolve));
     p.child.kill('SIGTERM');
-    expect((await pending).status).to.equal(201);
+    req.end(body);
+    expect(await status).to.equal(201);
     expect(await p.exited).to.equal(0);
   });
 

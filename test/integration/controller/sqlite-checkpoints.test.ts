@@ -4,13 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../../controller/db/database.js';
+import { waitFor } from '../../support/wait-for.js';
 import {
   BACKSTOP_PAGES,
   CHECKPOINT_INTERVAL_MS,
   startCheckpointer,
 } from '../../../controller/db/sqlite-checkpointer.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // WAL checkpoints run in a worker thread, never inside a COMMIT of the main connection.
 describe('SQLite checkpoints (worker thread)', () => {
@@ -43,9 +42,11 @@ describe('SQLite checkpoints (worker thread)', () => {
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < 2000; i++) await sql`insert into blobs values (randomblob(4000))`.execute(trx);
     });
-    const deadline = Date.now() + 20 * CHECKPOINT_INTERVAL_MS;
-    while (statSync(file).size - before < 8_000_000 && Date.now() < deadline) await sleep(20);
-    expect(statSync(file).size - before).to.be.at.least(8_000_000);
+    await waitFor(() => statSync(file).size - before >= 8_000_000, {
+      timeoutMs: 20 * CHECKPOINT_INTERVAL_MS,
+      everyMs: 20,
+      what: 'the worker to copy the pages into the database file',
+    });
     const count = await sql<{ n: number }>`select count(*) as n from blobs`.execute(db);
     expect(count.rows[0]!.n).to.equal(2000);
   });
@@ -70,9 +71,9 @@ describe('SQLite checkpoints (worker thread)', () => {
   it('reports a worker that cannot checkpoint, once', async () => {
     const failures: string[] = [];
     const checkpointer = startCheckpointer(join(dir, 'missing.db'), (m) => failures.push(m));
-    const deadline = Date.now() + 5000;
-    while (failures.length === 0 && Date.now() < deadline) await sleep(20);
-    await checkpointer.stop();
+    await waitFor(() => failures.length > 0, { everyMs: 20, what: 'the worker to report' }).finally(() =>
+      checkpointer.stop(),
+    );
     expect(failures).to.have.length(1);
     expect(failures[0]).to.match(/does not exist|unable to open|ended/i);
   });

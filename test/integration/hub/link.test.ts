@@ -1,9 +1,11 @@
 // The agent link's handshake and its refusals, over real sockets.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { generateKeyPair, generateSessionNonce } from '../../../protocol/index.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { FakeAgent } from '../../support/fake-agent.js';
+import { waitFor } from '../../support/wait-for.js';
 import { eventually, expectRefused, startHub, type HubTest } from './hub-fixture.js';
 
 const DAY = 86_400_000;
@@ -200,14 +202,21 @@ forEachDatabase('agent link', (database) => {
   it('lets a second connection of the same agent replace the first (SESSION_REPLACED)', async () => {
     const agent = await h.enrolledAgent();
     const first = agent.link!;
-    const second = await agent.connect();
-    expect((await first.closed).code).to.equal(1008);
-    expect(first.error?.code).to.equal('SESSION_REPLACED');
-    // The old connection's close must not mark the link down: the new one holds it.
-    await new Promise((r) => setTimeout(r, 100));
-    expect(await h.allocation(agent.allocationId!)).to.include({ link_state: 'CONNECTED' });
-    second.send('ping', { t: 5 });
-    await second.waitFor('pong');
+    const released = sinon.spy(h.t.controller.services.hub, 'release');
+    try {
+      const second = await agent.connect();
+      expect((await first.closed).code).to.equal(1008);
+      expect(first.error?.code).to.equal('SESSION_REPLACED');
+      // The old connection's close must not mark the link down: the new one holds it.
+      await waitFor(() => released.called, { what: 'the hub to release the old session' });
+      await released.firstCall.returnValue;
+      expect(released.callCount).to.equal(1);
+      expect(await h.allocation(agent.allocationId!)).to.include({ link_state: 'CONNECTED' });
+      second.send('ping', { t: 5 });
+      await second.waitFor('pong');
+    } finally {
+      released.restore();
+    }
   });
 
   it('refuses websocket upgrades on other paths', async () => {

@@ -3,7 +3,14 @@
 // simulator's own tables after every run.
 import { expect } from 'chai';
 import { forEachDatabase } from '../../support/databases.js';
-import { hotspotUsesRadius, MigrationFixture, routerUsers, voucherNames } from './migration-fixture.js';
+import { waitFor } from '../../support/wait-for.js';
+import {
+  hotspotUsesRadius,
+  MIGRATION_BASE,
+  MigrationFixture,
+  routerUsers,
+  voucherNames,
+} from './migration-fixture.js';
 
 const STEPS_OK = ['SAUVEGARDE', 'IMPORT', 'CONFIG', 'RETRAIT_LOCAL', 'ARMEMENT'];
 
@@ -228,7 +235,13 @@ forEachDatabase('Migration to RADIUS (controller, agent runtime, RouterOS simula
     const { sim, allocationId } = await f.site({ users: 20 });
     sim.faults.set({ delayMs: 150 });
     const first = f.migrate(allocationId, { retirer_local: false });
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(
+      async () => {
+        const state = await f.t.request('GET', `${MIGRATION_BASE}/${allocationId}`, { token: f.admin.token });
+        return state.status === 200 && state.body.migration.en_cours === true;
+      },
+      { what: 'the first run to hold the router' },
+    );
     const second = await f.migrate(allocationId, { retirer_local: false });
     expect(second.status, JSON.stringify(second.body)).to.equal(409);
     expect(second.body.code).to.equal('MIGRATION_IN_PROGRESS');

@@ -1,14 +1,18 @@
 // The import of a router's local hotspot users into the ticket store, the inventory pages that
 // prove it arrived and the count of tickets sold since, on every test database.
 import { expect } from 'chai';
+import { sql } from 'kysely';
+import sinon from 'sinon';
 import { SQLITE_CAPABILITIES } from '../../../controller/db/capabilities.js';
 import * as m0009 from '../../../controller/db/migrations/0009-ticket-limits.js';
 import type { RouterUserImport } from '../../../controller/modules/tickets/router-import.js';
 import { ProfilesService } from '../../../controller/modules/tickets/profiles-service.js';
 import { RouterImportService } from '../../../controller/modules/tickets/router-import-service.js';
 import type { TicketsService } from '../../../controller/modules/tickets/service.js';
+import type { Db } from '../../../controller/db/database.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const MIB = 2 ** 20;
 const N = 2000;
@@ -43,6 +47,19 @@ function routerUsers(): RouterUserImport[] {
 }
 
 /** What each user must become, spelled out independently of the code under test. */
+/** PostgreSQL: the server process of a connection. */
+async function backendPid(db: Db): Promise<number> {
+  const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
+  return rows[0]!.pid;
+}
+
+/** PostgreSQL: whether an insert into radius_tickets waits on a lock that `pid` holds. */
+async function insertBlockedBy(db: Db, pid: number): Promise<boolean> {
+  const { rows } = await sql<{ query: string }>`
+    select query from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(db);
+  return rows.some((r) => /^insert into "radius_tickets"/i.test(r.query));
+}
+
 function expectedStatus(u: RouterUserImport): string {
   if (u.disabled) return 'DISABLED';
   const seconds = u.uptime_seconds ?? 0;
@@ -289,17 +306,18 @@ forEachDatabase('router user import and inventory', (database) => {
     }
   });
 
-  it('counts a code inserted by a transaction still open during the import as existing', async function () {
-    // Only where transactions really run side by side (SQLite takes the write lock at BEGIN).
-    if (!t.db.caps.concurrentTransactions) this.skip();
-    const another = await t.db.openAnother();
+  it('counts a code inserted by a transaction still open during the import as existing', async () => {
+    // PostgreSQL: the open transaction is a second instance's, and the import's insert waits on it.
+    // SQLite: one connection, which the open transaction holds; the import waits for it whole.
+    const concurrent = t.db.caps.concurrentTransactions;
+    const another = concurrent ? await t.db.openAnother() : null;
     try {
       const profile = (await profiles.getProfile(clientId, '1H'))!;
       let release!: () => void;
-      let inserted!: () => void;
+      let inserted!: (backendPid: number | null) => void;
       const held = new Promise<void>((r) => (release = r));
-      const ready = new Promise<void>((r) => (inserted = r));
-      const racer = another.db.transaction().execute(async (trx) => {
+      const ready = new Promise<number | null>((r) => (inserted = r));
+      const racer = (another?.db ?? t.db.db).transaction().execute(async (trx) => {
         await trx
           .insertInto('radius_tickets')
           .values({
@@ -323,24 +341,33 @@ forEachDatabase('router user import and inventory', (database) => {
             time_limit_seconds: null,
           })
           .execute();
-        inserted();
+        inserted(concurrent ? await backendPid(trx) : null);
         await held;
       });
-      await ready;
-      // The import does not see the row yet; its insert waits for the racer, then skips the code.
+      const racerPid = await ready;
+      const asked = sinon.spy(t.db.db.getExecutor(), 'provideConnection');
       const importing = imports.importFromRouter(clientId, {
         users: [
           { name: 'racing', password: 'pw', profile: '1H', disabled: false },
           { name: 'calm', password: 'pw', profile: '1H', disabled: false },
         ],
       });
-      await new Promise((r) => setTimeout(r, 200));
+      if (racerPid !== null) {
+        // The import did not see the row; its insert now waits for the racer, then skips the code.
+        await waitFor(() => insertBlockedBy(t.db.db, racerPid), {
+          what: 'the import’s insert to wait on the racer',
+        });
+      } else {
+        // The import waits for the connection; once the racer commits it reads the code as stored.
+        await waitFor(() => asked.called, { what: 'the import to ask for the connection' });
+      }
+      asked.restore();
       release();
       await racer;
       expect(await importing).to.deep.equal({ inserted: 1, existing: 1, conflicts: [] });
       expect((await rows()).map((r) => r.code)).to.deep.equal(['calm', 'racing']);
     } finally {
-      await another.close();
+      await another?.close();
     }
   });
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { pino } from 'pino';
+import sinon from 'sinon';
 import type { Db } from '../../../controller/db/database.js';
 import { WriteBehind, type Batch } from '../../../controller/radius/write-behind.js';
 import type { SessionUpdate } from '../../../controller/radius/session-update.js';
 
 const silent = pino({ level: 'silent' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A database whose transactions just run the callback; `fail` makes the next commits throw. */
 function fakeDb() {
@@ -89,15 +89,23 @@ describe('RADIUS write-behind (group commit)', () => {
       { maxDelayMs: 30, maxRows: 3 },
       silent,
     );
-    w.log(logRow('a'));
-    await sleep(5);
-    expect(rows).to.deep.equal([]);
-    await sleep(40);
-    expect(rows).to.deep.equal(['a']);
-    for (const u of ['b', 'c', 'd']) w.log(logRow(u));
-    await sleep(1);
-    expect(rows).to.deep.equal(['a', 'b', 'c', 'd']);
-    expect(state.transactions).to.equal(2);
+    const clock = sinon.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setImmediate', 'clearImmediate'],
+    });
+    try {
+      w.log(logRow('a'));
+      await clock.tickAsync(29);
+      expect(rows).to.deep.equal([]);
+      await clock.tickAsync(1);
+      expect(rows).to.deep.equal(['a']);
+      // A full batch is written on the next turn of the event loop, not after the delay.
+      for (const u of ['b', 'c', 'd']) w.log(logRow(u));
+      await clock.tickAsync(0);
+      expect(rows).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(state.transactions).to.equal(2);
+    } finally {
+      clock.restore();
+    }
   });
 
   it('rejects waiting requests when the commit fails, keeps the log rows for the next one, and flush gives up', async () => {

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { NON_RESELLER_TAGS, ROUTER_LEDGER_LIMIT } from '../../routeros-sim/reseller-fleet.js';
 import { RouterSim } from '../../routeros-sim/router-sim.js';
-import { SERIAL } from './sim-helpers.js';
+import { SERIAL } from '../../integration/routeros-sim/sim-helpers.js';
 
 interface ParsedReseller {
   name: string;

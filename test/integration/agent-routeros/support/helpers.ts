@@ -24,7 +24,14 @@ export async function expectRouterError(
   return err as RouterError;
 }
 
+/** Waits `ms`: for tests whose subject is time (a router that answers slowly). */
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Resolves after the event loop has gone round once: the socket events and promise rejections
+ * already queued (a close's 'close' event, a rejection nobody handled) have been delivered by then.
+ */
+export const oneTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Spies on process-level failures. A throw from a socket handler would land

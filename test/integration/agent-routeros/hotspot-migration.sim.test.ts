@@ -8,7 +8,7 @@ import { parseDuration } from '../../routeros-sim/ros-format.js';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import type { RouterConnection } from '../../../agent/routeros/router-connection.js';
 import { connectTo, startSim } from './support/sim.js';
-import { delay, watchProcessFailures } from './support/helpers.js';
+import { oneTurn, watchProcessFailures } from './support/helpers.js';
 import { outputOf, recordCalls, runCommand } from './support/run-command.js';
 
 type User = HotspotUser;
@@ -60,7 +60,7 @@ for (const version of ['6.49', '7.19']) {
     afterEach(async () => {
       await conn.close();
       await sim.stop();
-      await delay(20);
+      await oneTurn();
       watch.assertNone();
       watch.restore();
     });

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import type { RouterOSAPI } from 'node-routeros';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
+import { waitFor } from '../../support/wait-for.js';
 import { RawClient, connectApi, startSim } from './sim-helpers.js';
 
 describe('routeros-sim /cancel and streams', () => {
@@ -36,36 +37,46 @@ describe('routeros-sim /cancel and streams', () => {
     raw.close();
   });
 
+  // A stream is listening once the simulator's table has one more change listener.
+  const users = () => sim.state.table('/ip/hotspot/user');
+  const listening = async (before: number) =>
+    waitFor(() => users().listenerCount('change') > before, { what: 'the stream to listen' });
+
   it('streams /listen changes to node-routeros and stops on stream.stop()', async () => {
     const seen: Array<Record<string, string>> = [];
+    const before = users().listenerCount('change');
     const stream = api.stream(
       ['/ip/hotspot/user/listen'],
       (err: Error | null, packet: Record<string, string>) => {
         if (!err && packet) seen.push(packet);
       },
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await listening(before);
     const [ret] = await api.write('/ip/hotspot/user/add', ['=name=live01', '=profile=1h-500F']);
     await api.write('/ip/hotspot/user/remove', [`=.id=${ret?.ret ?? ''}`]);
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(() => seen.length >= 2, { what: 'two changes' });
     await stream.stop();
+    expect(users().listenerCount('change')).to.equal(before);
     expect(seen.map((p) => p.name ?? p['.dead'])).to.deep.equal(['live01', 'true']);
   });
 
   it('streams print follow-only and ping through node-routeros until stopped', async () => {
     const followed: Array<Record<string, string>> = [];
+    const before = users().listenerCount('change');
     const follow = api.stream(
       ['/ip/hotspot/user/print', '=follow-only=', '?profile=1d-2000F'],
       (err: Error | null, p: Record<string, string>) => {
         if (!err && p) followed.push(p);
       },
     );
-    await new Promise((r) => setTimeout(r, 30));
+    await listening(before);
     await api.write('/ip/hotspot/user/add', ['=name=follow01', '=profile=1d-2000F']);
     await api.write('/ip/hotspot/user/add', ['=name=follow02', '=profile=1h-500F']);
-    await new Promise((r) => setTimeout(r, 50));
+    // Changes arrive in order: once follow03 is in, follow02 would have come before it.
+    await api.write('/ip/hotspot/user/add', ['=name=follow03', '=profile=1d-2000F']);
+    await waitFor(() => followed.some((p) => p.name === 'follow03'), { what: 'follow03' });
     await follow.stop();
-    expect(followed.map((p) => p.name)).to.deep.equal(['follow01']);
+    expect(followed.map((p) => p.name)).to.deep.equal(['follow01', 'follow03']);
 
     const pings: Array<Record<string, string>> = [];
     const stream = api.stream(
@@ -74,11 +85,11 @@ describe('routeros-sim /cancel and streams', () => {
         if (!err && p) pings.push(p);
       },
     );
-    await new Promise((r) => setTimeout(r, 120));
+    await waitFor(() => pings.length >= 3, { what: 'three pings' });
     await stream.stop();
     const count = pings.length;
-    expect(count).to.be.at.least(3);
     expect(pings[0]).to.include({ seq: '0', host: '10.5.50.1' });
+    // The subject: no ping after the stop, watched over three ping intervals.
     await new Promise((r) => setTimeout(r, 60));
     expect(pings.length).to.equal(count);
 

@@ -6,7 +6,8 @@ import { RouterConnection } from '../../../agent/routeros/router-connection.js';
 import type { RouterConnectionOptions } from '../../../agent/routeros/router-connection.js';
 import { ScriptedRouter, answerDone } from './support/scripted-router.js';
 import type { ScriptedCommand } from './support/scripted-router.js';
-import { delay, expectRouterError, rejectionOf, watchProcessFailures } from './support/helpers.js';
+import { delay, expectRouterError, oneTurn, rejectionOf, watchProcessFailures } from './support/helpers.js';
+import { waitFor } from '../../support/wait-for.js';
 import { encodeSentence } from '../../routeros-sim/api-wire.js';
 
 function md5Hex(hex: string): string {
@@ -45,8 +46,8 @@ describe('RouterConnection (real sockets, scripted router)', () => {
   afterEach(async () => {
     await conn?.close();
     await router?.stop();
-    // let late socket events fire while the spies still listen
-    await delay(30);
+    // late socket events and rejections reach the spies while they still listen
+    await oneTurn();
     watch.restore();
   });
 
@@ -184,12 +185,13 @@ describe('RouterConnection (real sockets, scripted router)', () => {
     });
     const ac = new AbortController();
     const slow = conn.write('/slow', [], { signal: ac.signal });
-    await delay(50);
+    await waitFor(() => abandoned, { what: 'the router to receive /slow' });
     ac.abort(new Error('deadline passed'));
     expect(String(await rejectionOf(slow))).to.include('deadline passed');
-    await delay(20);
     // the client asked the router to cancel the abandoned tag
-    const cancel = router.commands.find((c) => c.path === '/cancel');
+    const cancel = await waitFor(() => router.commands.find((c) => c.path === '/cancel'), {
+      what: 'the router to receive /cancel',
+    });
     expect(cancel?.attrs.get('tag')).to.equal(abandoned?.tag);
     // now the router answers it anyway, plus noise on a tag nobody asked for
     abandoned?.reply(['!re', '=late=yes'], ['!trap', '=category=2', '=message=interrupted'], ['!done']);
@@ -201,7 +203,7 @@ describe('RouterConnection (real sockets, scripted router)', () => {
         encodeRaw(['!re', '=untagged=1']),
       ]),
     );
-    await delay(50);
+    // The answer to the next command comes after the noise on the same socket: by then it was read.
     expect(await conn.print('/system/identity')).to.deep.equal([{ name: 'ok' }]);
     expect(router.sockets).to.have.length(1);
     watch.assertNone();
@@ -306,7 +308,9 @@ describe('RouterConnection (real sockets, scripted router)', () => {
       if (cmd.connection > 0) cmd.reply(['!done']);
     });
     const pending = expectRouterError(conn.print('/hang'), 'ROUTER_UNREACHABLE');
-    await delay(50);
+    await waitFor(() => router.commands.some((c) => c.path.startsWith('/hang')), {
+      what: 'the router to receive /hang',
+    });
     await conn.close();
     await pending;
     expect(await conn.print('/system/identity')).to.deep.equal([]);
@@ -348,8 +352,9 @@ describe('RouterConnection (real sockets, scripted router)', () => {
     await conn.close();
     await opening;
     expect(conn.isConnected).to.equal(false);
-    await delay(30);
-    expect(router.sockets[0]?.destroyed || router.sockets[0]?.readableEnded).to.equal(true);
+    await waitFor(() => router.sockets[0]?.destroyed || router.sockets[0]?.readableEnded, {
+      what: 'the late connection to be closed',
+    });
     expect(await conn.print('/system/identity')).to.deep.equal([]);
     watch.assertNone();
   });
@@ -367,7 +372,7 @@ describe('RouterConnection (unreachable routers)', () => {
     watch = watchProcessFailures();
   });
   afterEach(async () => {
-    await delay(30);
+    await oneTurn();
     watch.restore();
   });
 

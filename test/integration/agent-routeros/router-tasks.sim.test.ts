@@ -9,7 +9,7 @@ import type { RouterConnection } from '../../../agent/routeros/router-connection
 import { exportHotspotUsers, ping, readFacts, saveBackup } from '../../../agent/routeros/router-tasks.js';
 import { readFileViaApi, readFileViaFtp } from '../../../agent/routeros/fetch-router-file.js';
 import { connectTo, startSim, SIM_SERIAL } from './support/sim.js';
-import { delay, expectRouterError, watchProcessFailures } from './support/helpers.js';
+import { oneTurn, expectRouterError, watchProcessFailures } from './support/helpers.js';
 
 const sha256 = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 
@@ -28,7 +28,7 @@ for (const version of ['6.49', '7.16', '7.19']) {
     afterEach(async () => {
       await conn.close();
       await sim.stop();
-      await delay(20);
+      await oneTurn();
       watch.assertNone();
       watch.restore();
     });
@@ -150,7 +150,7 @@ describe('router faults from the simulator', () => {
   afterEach(async () => {
     await conn?.close();
     await sim.stop();
-    await delay(20);
+    await oneTurn();
     watch.assertNone();
     watch.restore();
   });

@@ -1,0 +1,94 @@
+// One PostgreSQL database per test run: created on the server TICKETNET_TEST_PG names (through
+// that URL's database) the first time a test needs PostgreSQL, dropped by the root hook when the
+// run ends. Runs never share a database, so two suites at once on one server cannot see each
+// other's schemas (Kysely's introspection and migrator read every schema of their database).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const STALE_AFTER_S = 3600;
+// Names PostgreSQL accepts unquoted and keeps whole (63 bytes at most).
+const BASE_MAX = 30;
+
+interface RunDatabase {
+  adminUrl: string;
+  name: string;
+  url: string;
+}
+
+let run: Promise<RunDatabase> | undefined;
+
+/** The URL of this run's own database, created (and stale ones swept) on the first call. */
+export async function runDatabaseUrl(serverUrl: string): Promise<string> {
+  run ??= createRunDatabase(serverUrl);
+  return (await run).url;
+}
+
+/** Drops this run's database, if it made one; connections still open are ended by the server. */
+export async function dropRunDatabase(): Promise<void> {
+  if (!run) return;
+  const { adminUrl, name } = await run;
+  run = undefined;
+  await withClient(adminUrl, (c) => c.query(`drop database if exists ${name} with (force)`));
+}
+
+/** `<base>_run_<pid>_<unix seconds>_<random>`: the base is the URL's own database name. */
+export function runDatabasePattern(base: string): RegExp {
+  return new RegExp(`^${base}_run_([0-9]+)_([0-9]+)_[0-9a-f]+$`);
+}
+
+export function baseName(serverUrl: string): string {
+  const u = new URL(serverUrl);
+  const db = decodeURIComponent(u.pathname.slice(1)) || decodeURIComponent(u.username) || 'postgres';
+  return db
+    .toLowerCase()
+    .replace(/[^a-z0-9_]/g, '_')
+    .slice(0, BASE_MAX);
+}
+
+async function createRunDatabase(serverUrl: string): Promise<RunDatabase> {
+  const base = baseName(serverUrl);
+  const name = `${base}_run_${process.pid}_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
+  await withClient(serverUrl, async (c) => {
+    await dropStaleRunDatabases(c, base);
+    await c.query(`create database ${name}`);
+  });
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { adminUrl: serverUrl, name, url: url.toString() };
+}
+
+// Run databases older than an hour whose process is gone (it died before its root hook ran) are
+// dropped, so they never pile up on the server. The age check keeps a live run in another PID
+// namespace from losing its database.
+export async function dropStaleRunDatabases(client: pg.Client, base: string): Promise<void> {
+  const pattern = runDatabasePattern(base);
+  const { rows } = await client.query<{ name: string }>('select datname as name from pg_database');
+  const hourAgo = Date.now() / 1000 - STALE_AFTER_S;
+  for (const { name } of rows) {
+    const m = pattern.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (Number(m[2]) < hourAgo && pid !== process.pid && !isAlive(pid)) {
+      await client.query(`drop database if exists ${name} with (force)`);
+    }
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function withClient<T>(url: string, use: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await use(client);
+  } finally {
+    await client.end();
+  }
+}
