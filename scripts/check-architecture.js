@@ -68,4 +68,6 @@ for (const cycle of cycles) {
 
 if (failed) process.exit(1);
 const modules = new Set(output.modules.map((m) => moduleOf(m.source)).filter(Boolean));
-console.log(`architecture: ${output.summary.totalCruised} files, ${modules.size} modules, no violation, no cycle`);
+console.log(
+  `architecture: ${output.summary.totalCruised} files, ${modules.size} modules, no violation, no cycle`,
+);

@@ -44,6 +44,7 @@ forEachDatabase('Migration to RADIUS: an import conflict blocks the removal', (d
     // The router still has every local account, exactly as before.
     expect(routerUsers(sim)).to.deep.equal(before);
     // The ticket that was there keeps its own password: the import overwrote nothing.
+    const tickets = f.t.controller.services.tickets;
     expect((await tickets.getTicket(f.client.id, code))!.password).to.equal(`${local.password}-other`);
   });
 });
