@@ -44,7 +44,11 @@ export async function migrateToLatest(
   moduleMigrations: Readonly<Record<string, Migration>> = {},
 ): Promise<string[]> {
   const all: Record<string, Migration> = { ...HISTORY };
+  const numbers = new Set(Object.keys(HISTORY).map((name) => name.slice(0, 4)));
   for (const [name, migration] of Object.entries(moduleMigrations)) {
+    // One number, one migration: two modules that took the same next number must not both apply.
+    if (numbers.has(name.slice(0, 4))) throw new MigrationError(`migration number of ${name} is taken`);
+    numbers.add(name.slice(0, 4));
     if (name in all || !/^\d{4}-[a-z0-9-]+$/.test(name))
       throw new MigrationError(`migration name ${name} is taken or malformed`);
     all[name] = migration;

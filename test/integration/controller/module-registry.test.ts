@@ -14,6 +14,8 @@ import {
   type ModuleContext,
 } from '../../../controller/modules/define-module.js';
 import { MODULES } from '../../../controller/modules/registry.js';
+import { openDatabase } from '../../../controller/db/database.js';
+import { migrateToLatest } from '../../../controller/db/migrate.js';
 
 const moduleFolders = (): string[] => [
   ...readdirSync('controller/modules', { withFileTypes: true })
@@ -147,6 +149,19 @@ describe('module build order', () => {
     expect(
       String(await buildModules(base, { scheduler }, [provider, provider]).catch((e: Error) => e)),
     ).to.match(/tickets is provided twice/);
+  });
+
+  it('refuses a module migration whose number is already taken, applying nothing', async () => {
+    const handle = await openDatabase('sqlite::memory:');
+    try {
+      const m = { up: async () => undefined };
+      const error = await migrateToLatest(handle.db, handle.caps, { '0011-again': m }).catch((e: Error) => e);
+      expect(String(error)).to.match(/migration number of 0011-again is taken/);
+      const tables = await handle.db.introspection.getTables();
+      expect(tables).to.deep.equal([]);
+    } finally {
+      await handle.close();
+    }
   });
 
   it('refuses a migration name two modules declare', () => {
