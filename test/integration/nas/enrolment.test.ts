@@ -389,7 +389,10 @@ forEachDatabase('NAS enrolment', (database) => {
     it('lets one of five concurrent enrolments deploy; the others get 409 with the exact body', async () => {
       const site = await t.site('AAAA0001');
       const release = hold(site);
-      const posts = Array.from({ length: 5 }, () => enrol({ router_serial: 'AAAA0001' }));
+      let settled = 0;
+      const posts = Array.from({ length: 5 }, () =>
+        enrol({ router_serial: 'AAAA0001' }).finally(() => settled++),
+      );
       const loser = await Promise.race(posts);
       const rows = await nasRows();
       expect(rows).to.have.length(1);
@@ -416,6 +419,11 @@ forEachDatabase('NAS enrolment', (database) => {
       await eventually(
         async () => site.agent.deliveries.length,
         (n) => n >= 1,
+      );
+      // The four others have met the lock (on a loaded machine one may still be on its way).
+      await eventually(
+        async () => settled,
+        (n) => n >= 4,
       );
       release();
       const all = await Promise.all(posts);
