@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestDatabase, TestDbHandle } from '../support/databases.js';
 import { spawnTs, type Spawned } from '../support/spawn-process.js';
+import { waitFor } from '../support/wait-for.js';
 
 export const ROUTER_USER = 'ticketnet';
 export const ROUTER_PASSWORD = 'sim-secret';
@@ -20,20 +21,12 @@ export const SETTLE_MS = 30_000;
 export const TEST_MS = 120_000;
 
 /** Polls `check` until it answers something other than undefined/false. */
-export async function waitUntil<T>(
+export const waitUntil = <T>(
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs: number,
   what: string,
   everyMs = 50,
-): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
+): Promise<T> => waitFor(check, { timeoutMs, what, everyMs });
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
