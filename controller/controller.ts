@@ -1,4 +1,5 @@
-// The composition root: builds every service from the config and wires the HTTP app.
+// The composition root: migrates the database, builds the registry's modules in order
+// (controller/modules/registry.ts), registers their routes and jobs, and wires the HTTP app.
 // Entry points (main.ts, cli.ts) and tests call createController; nothing else constructs services.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
