@@ -1,34 +1,71 @@
-// Which client an allocation belongs to, asked for every command queued: a statement compiled once,
-// and a cache of the answers found. An allocation never changes client and is never deleted, so a
-// positive answer stays true; the cache is bounded so that scanning ids cannot grow it without limit.
+// Which client an allocation belongs to, asked for every command queued. The questions asked in one
+// turn of the event loop are answered by one statement (a burst of commands to a thousand routers
+// costs one read, not a thousand), and positive answers are kept: an allocation never changes
+// client and is never deleted. The cache is bounded so that scanning ids cannot grow it without limit.
 import type { Db } from '../../db/database.js';
-import { PreparedStatement, slot } from '../../db/prepared-statement.js';
 
 const MAX_KNOWN_ALLOCATIONS = 100_000;
+// Ids per statement: below both databases' bound-parameter limits.
+const MAX_IDS_PER_STATEMENT = 500;
+
+interface Waiter {
+  resolve(owner: string | undefined): void;
+  reject(reason: unknown): void;
+}
 
 export class AllocationOwners {
-  readonly #ofClient: PreparedStatement<{ id: string }>;
   /** allocation id → its client, for the allocations already found. */
   readonly #owners = new Map<string, string>();
+  /** Allocation ids asked in this turn, with the callers waiting for them. */
+  #pending = new Map<string, Waiter[]>();
+  #scheduled = false;
 
-  constructor(private readonly db: Db) {
-    this.#ofClient = new PreparedStatement(
-      db
-        .selectFrom('allocations')
-        .select('id')
-        .where('client_id', '=', slot(0))
-        .where('id', '=', slot(1))
-        .compile(),
-    );
-  }
+  constructor(private readonly db: Db) {}
 
   async belongsTo(clientId: string, allocationId: string): Promise<boolean> {
-    if (this.#owners.get(allocationId) === clientId) return true;
-    const found = (await this.#ofClient.run(this.db, [clientId, allocationId])).rows.length > 0;
-    if (found) {
-      if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
-      this.#owners.set(allocationId, clientId);
+    const known = this.#owners.get(allocationId);
+    if (known !== undefined) return known === clientId;
+    const owner = await new Promise<string | undefined>((resolve, reject) => {
+      const waiting = this.#pending.get(allocationId);
+      if (waiting) waiting.push({ resolve, reject });
+      else this.#pending.set(allocationId, [{ resolve, reject }]);
+      if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => void this.#lookUp());
+      }
+    });
+    return owner === clientId;
+  }
+
+  async #lookUp(): Promise<void> {
+    const pending = this.#pending;
+    this.#pending = new Map();
+    this.#scheduled = false;
+    const ids = [...pending.keys()];
+    const found = new Map<string, string>();
+    let failure: unknown = null;
+    try {
+      for (let i = 0; i < ids.length; i += MAX_IDS_PER_STATEMENT) {
+        const rows = await this.db
+          .selectFrom('allocations')
+          .select(['id', 'client_id'])
+          .where('id', 'in', ids.slice(i, i + MAX_IDS_PER_STATEMENT))
+          .execute();
+        for (const row of rows) found.set(row.id, row.client_id);
+      }
+    } catch (err) {
+      failure = err;
     }
-    return found;
+    for (const [id, owner] of found) {
+      if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
+      this.#owners.set(id, owner);
+    }
+    // Every caller is answered: its owner (undefined when there is none), or the read's failure.
+    for (const [id, waiters] of pending) {
+      for (const w of waiters) {
+        if (failure === null) w.resolve(found.get(id));
+        else w.reject(failure);
+      }
+    }
   }
 }
