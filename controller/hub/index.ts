@@ -2,9 +2,7 @@
 export { AgentHub, type AgentHubOptions } from './agent-hub.js';
 export { AgentLinks } from './agent-links.js';
 export { CommandService } from './command-service.js';
-export { LocalCommandSignals } from './command-signals.js';
 export { loadControllerIdentity } from './controller-identity.js';
-export { commandRoutes } from './routes.js';
 export {
   AgentCommandRunner,
   type AgentOutcome,

@@ -1,7 +1,6 @@
 // The RADIUS server's public surface: modules and the composition root import from here only.
 export { RadiusService, type RadiusServiceOptions } from './radius-service.js';
 export type { AcceptedEvent } from './access-handler.js';
-export { agentRadiusRelay } from './agent-relay.js';
 export {
   AuthLogReader,
   type AuthLogScope,

@@ -1,6 +1,4 @@
 // The accounts module's public surface: other modules and the composition root import from here only.
 export { AccountsService } from './service.js';
-export { JwtIssuer } from './jwt.js';
-export { accountsRoutes } from './routes.js';
 export { accountsModule } from './module.js';
 export type { AccountsTables } from './tables.js';

@@ -1,3 +1,2 @@
 // The admin module's public surface: other modules and the composition root import from here only.
-export { adminRoutes } from './routes.js';
 export { adminModule } from './module.js';

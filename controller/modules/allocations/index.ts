@@ -1,6 +1,5 @@
 // The allocations module's public surface: other modules and the composition root import from here only.
 export { AllocationsService, type AllocationView } from './service.js';
-export { allocationsRoutes } from './routes.js';
 export { allocationsModule } from './module.js';
 export type { AllocationsTables } from './tables.js';
 export type { LinkFacts, LinkState, LinkStateReader } from './link-state.js';

@@ -1,7 +1,5 @@
 // The NAS module's public surface: other modules and the composition root import from here only.
 export { NasService } from './service.js';
-export { nasRoutes } from './routes.js';
-export { nasEnrolBodyGuard } from './body-guard.js';
 export { DbNasDirectory } from './db-nas-directory.js';
 export { nasModule } from './module.js';
 export type { NasTables } from './tables.js';
