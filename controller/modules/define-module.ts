@@ -23,8 +23,10 @@ export interface ModuleContext {
   /** The URL agents are told to connect to (known once the controller listens). */
   publicUrl: () => string;
   /**
-   * A service of a module listed earlier in the registry. Asking for one listed later, or for one
-   * no module provides, throws at start-up: the list's order is the order of dependencies.
+   * A service of a module listed earlier in the registry: during `build`, asking for one listed
+   * later, or for one no module provides, throws at start-up (the list's order is the order of
+   * dependencies). A port called only once requests arrive may ask for any (the allocations' link
+   * states from the hub, the NAS topology's open sessions from RADIUS).
    */
   use<K extends keyof Services>(name: K): Services[K];
 }
