@@ -6,6 +6,7 @@
 // Sized for 10k agents per instance: the hub's three periodic jobs (heartbeat, sweep, handshake
 // deadlines) are shared by all sessions, and each does a bounded slice of work per run, so no run
 // stalls the event loop (and with it every command and RADIUS request) for long.
+import { chunks } from '../core/chunks.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type Server as WsServer } from 'ws';
@@ -336,9 +337,8 @@ export class AgentHub implements SessionHost, LocalLinks {
   async #touch(alive: string[]): Promise<void> {
     try {
       const now = iso(this.clock.now());
-      for (let i = 0; i < alive.length; i += MAX_IDS_PER_STATEMENT) {
-        await this.#agentLinks.touch(this.#instanceId, alive.slice(i, i + MAX_IDS_PER_STATEMENT), now);
-      }
+      for (const ids of chunks(alive, MAX_IDS_PER_STATEMENT))
+        await this.#agentLinks.touch(this.#instanceId, ids, now);
     } catch (err) {
       this.logger.error({ err }, 'agent heartbeat write failed');
     }

@@ -1,5 +1,6 @@
 // The agents' links as the database records them: the hub is their one writer, and other modules
 // read them through the LinkStateReader they declare (the allocations' views).
+import { chunks } from '../core/chunks.js';
 import type { Db } from '../db/database.js';
 import type { LinkFacts, LinkStateReader } from '../modules/allocations/index.js';
 import * as q from './link-queries.js';
@@ -12,13 +13,9 @@ export class AgentLinks implements LinkStateReader {
 
   async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
     const links = new Map<string, LinkFacts>();
-    for (let i = 0; i < allocationIds.length; i += MAX_IDS_PER_READ) {
-      for (const { allocation_id, ...facts } of await q.linksOf(
-        this.db,
-        allocationIds.slice(i, i + MAX_IDS_PER_READ),
-      )) {
+    for (const ids of chunks(allocationIds, MAX_IDS_PER_READ)) {
+      for (const { allocation_id, ...facts } of await q.linksOf(this.db, ids))
         links.set(allocation_id, facts);
-      }
     }
     return links;
   }

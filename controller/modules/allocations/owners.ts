@@ -2,6 +2,7 @@
 // turn of the event loop are answered by one statement (a burst of commands to a thousand routers
 // costs one read, not a thousand), and positive answers are kept: an allocation never changes
 // client and is never deleted. The cache is bounded so that scanning ids cannot grow it without limit.
+import { chunks } from '../../core/chunks.js';
 import type { Db } from '../../db/database.js';
 
 const MAX_KNOWN_ALLOCATIONS = 100_000;
@@ -41,15 +42,14 @@ export class AllocationOwners {
     const pending = this.#pending;
     this.#pending = new Map();
     this.#scheduled = false;
-    const ids = [...pending.keys()];
     const found = new Map<string, string>();
     let failure: unknown = null;
     try {
-      for (let i = 0; i < ids.length; i += MAX_IDS_PER_STATEMENT) {
+      for (const ids of chunks([...pending.keys()], MAX_IDS_PER_STATEMENT)) {
         const rows = await this.db
           .selectFrom('allocations')
           .select(['id', 'client_id'])
-          .where('id', 'in', ids.slice(i, i + MAX_IDS_PER_STATEMENT))
+          .where('id', 'in', ids)
           .execute();
         for (const row of rows) found.set(row.id, row.client_id);
       }

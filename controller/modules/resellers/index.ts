@@ -2,4 +2,4 @@
 export { ResellersService } from './service.js';
 export { resellersModule } from './module.js';
 export type { ResellersTables } from './tables.js';
-export type { ImportTarget, ImportedLine } from './router-accounts.js';
+export type { ResellerIdentity, ImportTarget, ImportedLine } from './router-accounts.js';

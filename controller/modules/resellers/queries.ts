@@ -1,5 +1,9 @@
+import { chunks } from '../../core/chunks.js';
 import type { Db } from '../../db/database.js';
 import type { ResellerLedgerTable, ResellersTable, ResellerTokensTable } from './tables.js';
+
+// Values per IN list: well below both databases' bound-parameter limits.
+const IDS_PER_STATEMENT = 500;
 
 export const insertReseller = (db: Db, row: ResellersTable) =>
   db.insertInto('resellers').values(row).execute();
@@ -115,12 +119,12 @@ export const insertLedgerLines = (db: Db, rows: ResellerLedgerTable[]) =>
 /** Which of `keys` this reseller's ledger already holds. */
 export async function ledgerKeys(db: Db, resellerId: string, keys: readonly string[]): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < keys.length; i += 500) {
+  for (const part of chunks(keys, IDS_PER_STATEMENT)) {
     const rows = await db
       .selectFrom('reseller_ledger')
       .select('idempotency_key')
       .where('reseller_id', '=', resellerId)
-      .where('idempotency_key', 'in', keys.slice(i, i + 500))
+      .where('idempotency_key', 'in', part)
       .execute();
     for (const r of rows) found.add(r.idempotency_key);
   }
@@ -134,12 +138,12 @@ export async function existingUsernames(
   usernames: readonly string[],
 ): Promise<Set<string>> {
   const found = new Set<string>();
-  for (let i = 0; i < usernames.length; i += 500) {
+  for (const part of chunks(usernames, IDS_PER_STATEMENT)) {
     const rows = await db
       .selectFrom('resellers')
       .select('username')
       .where('client_id', '=', clientId)
-      .where('username', 'in', usernames.slice(i, i + 500))
+      .where('username', 'in', part)
       .execute();
     for (const r of rows) found.add(r.username);
   }

@@ -15,9 +15,8 @@ export interface ImportTarget {
   deleted: boolean;
 }
 
-/** A reseller created from a router account. */
-export interface ImportedAccount {
-  username: string;
+/** Who a reseller read from a router account is, as the router kept it. */
+export interface ResellerIdentity {
   first_name: string | null;
   last_name: string | null;
   phone: string | null;
@@ -25,6 +24,11 @@ export interface ImportedAccount {
   commission_rate: number;
   disabled: boolean;
   created_on_router_at: string | null;
+}
+
+/** A reseller created from a router account. */
+export interface ImportedAccount extends ResellerIdentity {
+  username: string;
   /** Integer XOF; the lines written with it must end on it (ledger = balance). */
   balance: number;
   max_batch_size: number;

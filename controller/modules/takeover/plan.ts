@@ -6,6 +6,7 @@
 //     ledger sums to the router's balance. Each kept movement is one IMPORT line keyed by its
 //     trimmed `txn_…` id, dated by the time the id carries.
 import type { CommandOutput } from '../../../protocol/index.js';
+import type { ResellerIdentity } from '../resellers/index.js';
 import { normaliseUsername } from '../tickets/index.js';
 
 export type RouterAccount = CommandOutput<'resellers.export'>['accounts'][number];
@@ -30,15 +31,7 @@ export interface AccountPlan {
   opening: number;
   openingLine: PlannedLine | null;
   movements: PlannedLine[];
-  identity: {
-    first_name: string | null;
-    last_name: string | null;
-    phone: string | null;
-    email: string | null;
-    commission_rate: number;
-    disabled: boolean;
-    created_on_router_at: string | null;
-  };
+  identity: ResellerIdentity;
   warnings: string[];
 }
 

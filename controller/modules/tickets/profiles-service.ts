@@ -6,7 +6,8 @@ import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { formatDataLimit, formatDuration } from './limits.js';
 import * as q from './queries.js';
-import { chunks, rowsPerStatement } from './rows-per-statement.js';
+import { chunks } from '../../core/chunks.js';
+import { rowsPerStatement } from './rows-per-statement.js';
 import type { RadiusProfilesTable } from './tables.js';
 
 /** A profile as it leaves the service: limits both as numbers and in the form people write them. */

@@ -20,7 +20,8 @@ import {
   type RouterImportInput,
   type RouterImportResult,
 } from './router-import.js';
-import { chunks, rowsPerStatement } from './rows-per-statement.js';
+import { chunks } from '../../core/chunks.js';
+import { rowsPerStatement } from './rows-per-statement.js';
 import type { RadiusTicketsTable, TicketStatus } from './tables.js';
 
 export interface InventoryPageInput {
