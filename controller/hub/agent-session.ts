@@ -17,6 +17,7 @@ import {
   generateSessionNonce,
   HANDSHAKE_VERSION,
   MAX_BATCH_MESSAGES,
+  MAX_COMMAND_TTL_MS,
   type MESSAGE_SCHEMAS,
   messagesOf,
   openEnvelope,
@@ -231,6 +232,8 @@ export class AgentSession {
               name: row.name,
               params: JSON.parse(row.params) as Record<string, unknown>,
               deadline: row.deadline,
+              // What the agent counts: the time left, on no clock but its own monotonic one.
+              ttl_ms: timeToLive(row.deadline, this.host.clock.now()),
             },
           });
           if (out.length === MAX_BATCH_MESSAGES) this.#sendAll(out.splice(0));
@@ -499,6 +502,10 @@ export class AgentSession {
     const session = (this as AgentSocket).session;
     if (session) session.#closed(code);
   }
+}
+
+function timeToLive(deadline: string, now: Date): number {
+  return Math.min(MAX_COMMAND_TTL_MS, Math.max(0, Date.parse(deadline) - now.getTime()));
 }
 
 function closeCodeOf(code: LinkErrorCode): number {
