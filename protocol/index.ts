@@ -61,6 +61,8 @@ export {
   MESSAGE_SINCE_VERSION,
   BATCHABLE_TYPES,
   MAX_BATCH_MESSAGES,
+  MAX_COMMAND_TTL_MS,
+  commandTtlMs,
   isMessageType,
   isBatchableType,
 } from './message-schemas.js';

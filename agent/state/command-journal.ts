@@ -31,6 +31,7 @@ const ENTRY_SCHEMA = z.object({
   command: MESSAGE_SCHEMAS.command,
   state: z.enum(JOURNAL_STATES),
   received_at: isoTimeSchema,
+  expires_at: isoTimeSchema.optional(),
   started_at: isoTimeSchema.optional(),
   finished_at: isoTimeSchema.optional(),
   result: RESULT_SCHEMA.optional(),
@@ -43,13 +44,18 @@ export interface JournalEntry {
   command: CommandBody;
   state: JournalState;
   received_at: string;
+  /** Receipt plus the command's time to live, on this machine's clock (absent in older entries). */
+  expires_at?: string | undefined;
   started_at?: string | undefined;
   finished_at?: string | undefined;
   result?: ResultBody | undefined;
   result_sent: boolean;
 }
 
-/** How long a journal entry outlives its command's deadline (a re-delivery after that is not possible). */
+/**
+ * How long a journal entry outlives its command's deadline (a re-delivery after that is not possible).
+ * The deadline is the agent's own (`expires_at`), so a controller clock far off never prunes early.
+ */
 export const JOURNAL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -122,7 +128,7 @@ export class CommandJournal {
       if (info !== undefined && now.getTime() - info.mtimeMs > STALE_TEMP_MS) await removeFileDurably(path);
     }
     for (const entry of await this.list()) {
-      const deadline = Date.parse(entry.command.deadline);
+      const deadline = Date.parse(entry.expires_at ?? entry.command.deadline);
       // Only finished entries go: an unfinished one is still owed a result.
       if (entry.result === undefined || deadline + retentionMs > now.getTime()) continue;
       await removeFileDurably(this.#path(entry.command.id));

@@ -29,7 +29,16 @@ export const hubModule = defineModule({
         commands,
         signals,
       },
-      { ...options.hub, instanceId: config.instanceId },
+      {
+        maxPayload: config.agentMaxFrameBytes,
+        preAuthMaxPayload: config.agentPreAuthMaxFrameBytes,
+        maxHandshakes: config.agentMaxHandshakes,
+        maxHandshakesPerAddress: config.agentMaxHandshakesPerAddress,
+        handshakeTimeoutMs: config.agentHandshakeTimeoutMs,
+        trustProxy: config.trustProxy,
+        ...options.hub,
+        instanceId: config.instanceId,
+      },
     );
     return {
       services: { hub, commands, agentLinks, runner: new AgentCommandRunner(commands, allocations) },

@@ -147,6 +147,21 @@ describe('agent commands against the RouterOS simulator', () => {
     expect(runs.get('router.facts')).to.equal(undefined);
   });
 
+  for (const [clock, offset] of [
+    ['a day ahead', 86_400_000],
+    ['a day behind', -86_400_000],
+  ] as const) {
+    it(`runs the commands of a controller ${clock} that sends no ttl_ms (deadline read against its own ts)`, async () => {
+      hub.clockOffsetMs = offset;
+      await ready();
+      const result = await run('router.facts');
+      expect(result.status, JSON.stringify(result.fault)).to.equal('DONE');
+      // Its deadline already passed on its own clock: refused, whatever the agent's clock says.
+      const late = await run('router.facts', {}, new Date(Date.now() + offset - 1000));
+      expect(late.fault).to.include({ code: 'DEADLINE_PASSED' });
+    });
+  }
+
   it('answers FAILED ROUTER_UNREACHABLE when the router is down, and stays up', async () => {
     const agent = await ready();
     await sim.stop();
