@@ -344,7 +344,8 @@ function checkNatAction(props: Record<string, string>): void {
 }
 
 function withPolicy(ctx: CommandContext, props: Record<string, string>): Record<string, string> {
-  if (props.policy !== undefined) props.policy = normalisePolicy(ctx.sim.state.caps.userPolicies, props.policy);
+  if (props.policy !== undefined)
+    props.policy = normalisePolicy(ctx.sim.state.caps.userPolicies, props.policy);
   return props;
 }
 
@@ -412,7 +413,14 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
       const ifaces = state.table('/interface');
       const name = rec.props.name ?? '';
       if (!ifaces.findBy('name', name)) {
-        ifaces.insert({ name, type: 'veth', mtu: '1500', 'actual-mtu': '1500', running: 'true', disabled: 'false' });
+        ifaces.insert({
+          name,
+          type: 'veth',
+          mtu: '1500',
+          'actual-mtu': '1500',
+          running: 'true',
+          disabled: 'false',
+        });
       }
     },
   },

@@ -567,16 +567,14 @@ export const MENU_DEFS: readonly MenuDef[] = [
     fieldOrder: ['name', 'address', 'gateway', 'gateway6'],
   },
   // the list an env belongs to is `name` up to 7.19 and `list` from 7.20
-  ...(['name', 'list'] as const).map(
-    (listProp): MenuDef => ({
-      path: '/container/envs',
-      available: (caps) => caps.container && caps.containerEnvListProp === listProp,
-      props: [listProp, 'key', 'value', 'comment'],
-      required: [listProp, 'key'],
-      defaults: () => ({ value: '' }),
-      fieldOrder: [listProp, 'key', 'value'],
-    }),
-  ),
+  ...(['name', 'list'] as const).map((listProp): MenuDef => ({
+    path: '/container/envs',
+    available: (caps) => caps.container && caps.containerEnvListProp === listProp,
+    props: [listProp, 'key', 'value', 'comment'],
+    required: [listProp, 'key'],
+    defaults: () => ({ value: '' }),
+    fieldOrder: [listProp, 'key', 'value'],
+  })),
   {
     path: '/container/config',
     available: (caps) => caps.container,

@@ -38,10 +38,7 @@ export function seedUserAccounts(state: RouterState, username: string, password:
   const known = state.caps.userPolicies;
   const groups = state.table('/user/group');
   for (const g of DEFAULT_GROUPS) {
-    const policy = normalisePolicy(
-      known,
-      known.filter((p) => !g.withheld.includes(p)).join(','),
-    );
+    const policy = normalisePolicy(known, known.filter((p) => !g.withheld.includes(p)).join(','));
     groups.insert({ name: g.name, policy, skin: 'default' });
   }
   state.table('/user').insert({
