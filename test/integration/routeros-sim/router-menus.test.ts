@@ -55,11 +55,11 @@ for (const version of ['6.49.10', '7.19']) {
     it('has the factory groups and the admin user, and never prints a password', async () => {
       const groups = await api.write('/user/group/print');
       expect(groups.map((g) => g.name)).to.deep.equal(['read', 'write', 'full']);
-      const full = groups.find((g) => g.name === 'full')?.policy ?? '';
+      const full: string = groups.find((g) => g.name === 'full')?.policy ?? '';
       expect(full.split(',').every((p) => !p.startsWith('!'))).to.equal(true);
       expect(full.split(',')).to.include.members(['api', 'ftp', 'policy', 'write']);
       expect(full.includes('rest-api')).to.equal(version.startsWith('7'));
-      const read = (groups.find((g) => g.name === 'read')?.policy ?? '').split(',');
+      const read: string[] = (groups.find((g) => g.name === 'read')?.policy ?? '').split(',');
       expect(read).to.include.members(['read', 'api', '!write', '!policy', '!ftp']);
 
       const users = await api.write('/user/print');
