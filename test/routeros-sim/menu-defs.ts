@@ -107,6 +107,8 @@ const FIREWALL_NAT_PROPS = [
   'protocol',
   'src-address',
   'dst-address',
+  'src-address-type',
+  'dst-address-type',
   'src-address-list',
   'dst-address-list',
   'src-port',
