@@ -271,3 +271,26 @@ for (const version of ['6.49.10', '7.19']) {
     });
   });
 }
+
+describe('routeros-sim container menus per version', () => {
+  const runOn = async (version: string, source: string) => {
+    const sim = await startSim({ version });
+    try {
+      return await sim.runScript(source);
+    } finally {
+      await sim.stop();
+    }
+  };
+
+  it('names the envs list name= up to 7.19 and list= from 7.20, and has no container on v6', async () => {
+    const byName = '/container/envs/add name=tn key=A value=1';
+    const byList = '/container/envs/add list=tn key=A value=1';
+    expect(await runOn('7.19', byName)).to.deep.equal({ ok: true, output: [] });
+    expect((await runOn('7.19', byList)).error).to.equal('expected end of command (line 1 column 21)');
+    expect(await runOn('7.20', byList)).to.deep.equal({ ok: true, output: [] });
+    expect((await runOn('7.20', byName)).error).to.equal('expected end of command (line 1 column 21)');
+    expect((await runOn('6.49.10', '/container envs add name=tn key=A value=1')).error).to.match(
+      /^bad command name /,
+    );
+  });
+});
