@@ -76,9 +76,13 @@ export {
   isKnownCommand,
   parseCommandParams,
   parseCommandOutput,
+  changesRouter,
+  redactParams,
+  REDACTED,
 } from './commands.js';
 export type {
   CommandSpec,
+  CommandEffect,
   CommandName,
   CommandParams,
   CommandOutput,
