@@ -40,11 +40,21 @@ function recordingLogger(lines: LogLine[]): AgentLogger {
   return { debug: () => undefined, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-/** Every file under `dir`, as text. */
+/** Every file under `dir`, as text (a temporary file the agent renamed meanwhile is left out). */
 async function filesUnder(dir: string): Promise<{ path: string; text: string }[]> {
   const names = await readdir(dir, { recursive: true, withFileTypes: true });
   const files = names.filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name));
-  return Promise.all(files.map(async (path) => ({ path, text: await readFile(path, 'utf8') })));
+  const read = await Promise.all(
+    files.map(async (path) => {
+      try {
+        return [{ path, text: await readFile(path, 'utf8') }];
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+        throw err;
+      }
+    }),
+  );
+  return read.flat();
 }
 
 forEachDatabase('secret-bearing commands end to end (controller, agent runtime, simulator)', (database) => {
