@@ -26,8 +26,6 @@ export interface ScriptApplyOptions {
   source: string;
   signal?: AbortSignal;
   logger: ScriptApplyLogger;
-  /** Waits before each removal attempt (their number bounds the retries). */
-  removalWaitsMs?: readonly number[];
 }
 
 export async function applyScript(
@@ -67,8 +65,8 @@ export async function applyScript(
 }
 
 /**
- * Removes the temporary entry, retried as `removalWaitsMs` says; each failure is logged. Runs
- * without the command's signal: the entry must go even when the deadline cut the run short.
+ * Removes the temporary entry, retried as `SCRIPT_REMOVAL_WAITS_MS` says; each failure is logged.
+ * Runs without the command's signal: the entry must go even when the deadline cut the run short.
  * Answers the last error when every attempt failed, else undefined.
  */
 async function removeTemporary(
@@ -76,7 +74,7 @@ async function removeTemporary(
   id: string,
   options: ScriptApplyOptions,
 ): Promise<unknown> {
-  const waits = options.removalWaitsMs ?? SCRIPT_REMOVAL_WAITS_MS;
+  const waits = SCRIPT_REMOVAL_WAITS_MS;
   let last: unknown;
   for (const [i, waitMs] of waits.entries()) {
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
