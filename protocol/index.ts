@@ -78,9 +78,13 @@ export {
   isKnownCommand,
   parseCommandParams,
   parseCommandOutput,
+  changesRouter,
+  redactParams,
+  REDACTED,
 } from './commands.js';
 export type {
   CommandSpec,
+  CommandEffect,
   CommandName,
   CommandParams,
   CommandOutput,

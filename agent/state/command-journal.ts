@@ -1,9 +1,11 @@
 // One file per command id: what was asked, how far it got, and its result. It is what makes a
 // re-delivered command harmless: a known id is never executed again, its stored result is re-sent.
+// Once a command has its result, its secret params (the catalogue's `secretParams`) are no longer
+// needed and are not written again: the entry keeps them redacted.
 import { readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FAULT_SCHEMA, isoTimeSchema, MESSAGE_SCHEMAS } from '../../protocol/index.js';
+import { FAULT_SCHEMA, isoTimeSchema, MESSAGE_SCHEMAS, redactParams } from '../../protocol/index.js';
 import type { MessageBody } from '../../protocol/index.js';
 import { readTextIfExists, removeFileDurably, TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
 
@@ -96,9 +98,17 @@ export class CommandJournal {
     throw new JournalCorruptError(id);
   }
 
-  /** Writes an entry durably (fsync before this resolves); owner-only, as backups hold router secrets. */
+  /**
+   * Writes an entry durably (fsync before this resolves); owner-only, as backups hold router secrets.
+   * An entry with its result is written with its secret params redacted (the atomic write replaces
+   * the whole file, so the clear ones are gone from it); `entry` itself is left as it is.
+   */
   async put(entry: JournalEntry): Promise<void> {
-    await writeFileAtomic(this.#path(entry.command.id), JSON.stringify(entry), { mode: 0o600 });
+    const redacted =
+      entry.result === undefined ? undefined : redactParams(entry.command.name, entry.command.params);
+    const stored =
+      redacted === undefined ? entry : { ...entry, command: { ...entry.command, params: redacted } };
+    await writeFileAtomic(this.#path(entry.command.id), JSON.stringify(stored), { mode: 0o600 });
   }
 
   /** All readable entries (unordered). */

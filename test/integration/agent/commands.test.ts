@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ROUTER_CATALOGUE } from '../../../agent/commands/command-catalogue.js';
+import { SILENT_LOGGER } from '../../../agent/logger.js';
+import { routerCatalogue } from '../../../agent/commands/command-catalogue.js';
 import type { CommandCatalogue } from '../../../agent/commands/command-catalogue.js';
 import { CommandJournal } from '../../../agent/state/command-journal.js';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { afterTest, cleanUp, startSim, startTestAgent, waitUntil } from './agent
 function countingCatalogue(): { catalogue: CommandCatalogue; runs: Map<string, number> } {
   const runs = new Map<string, number>();
   const catalogue = Object.fromEntries(
-    Object.entries(ROUTER_CATALOGUE).map(([name, handler]) => [
+    Object.entries(routerCatalogue(SILENT_LOGGER)).map(([name, handler]) => [
       name,
       (context: never) => {
         runs.set(name, (runs.get(name) ?? 0) + 1);
