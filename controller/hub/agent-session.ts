@@ -35,7 +35,7 @@ import {
   type VerifyingKey,
 } from '../../protocol/index.js';
 import type { Clock } from '../core/clock.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
 import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
@@ -237,7 +237,7 @@ export class AgentSession {
     const delivery: Promise<void> = (this.#delivering ?? Promise.resolve())
       .then(run)
       .catch((err: unknown) => {
-        this.host.logger.error(this.#fields({ err }), 'command delivery failed');
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'command delivery failed');
       })
       .finally(() => {
         if (this.#delivering === delivery) this.#delivering = undefined;
@@ -342,7 +342,9 @@ export class AgentSession {
       .then((reply) => {
         if (reply) this.#send('radius', reply);
       })
-      .catch((err: unknown) => this.host.logger.error(this.#fields({ err }), 'radius relay failed'))
+      .catch((err: unknown) =>
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'radius relay failed'),
+      )
       .finally(() => (this.#radiusInFlight -= 1));
   }
 
@@ -388,7 +390,7 @@ export class AgentSession {
       this.refuse(err.code, err.message);
       return;
     }
-    this.host.logger.error(this.#fields({ err }), 'agent frame handling failed');
+    this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'agent frame handling failed');
     this.refuse('INTERNAL_ERROR', 'controller error; reconnect later');
   }
 
@@ -411,7 +413,10 @@ export class AgentSession {
     this.#released = true;
     this.ws.session = undefined;
     this.host.release(this).catch((err: unknown) => {
-      this.host.logger.error(this.#fields({ err }), 'releasing an agent link failed');
+      this.host.logger.error(
+        this.#fields(errorFields(err, this.host.logger)),
+        'releasing an agent link failed',
+      );
     });
   }
 
@@ -466,7 +471,8 @@ export class AgentSession {
   static #onError(this: WebSocket, err: Error): void {
     // The close that follows does the work; the error itself is only worth a debug line.
     const session = (this as AgentSocket).session;
-    if (session) session.host.logger.debug(session.#fields({ err }), 'agent socket error');
+    if (session)
+      session.host.logger.debug(session.#fields(errorFields(err, session.host.logger)), 'agent socket error');
   }
 
   static #onClose(this: WebSocket, code: number): void {
