@@ -71,6 +71,7 @@ export class Api {
       const principal = await this.#authenticate(ctx, spec.auth);
       if (principal) ctx.state.principal = principal;
       if (principal && spec.limiter) spec.limiter.hit(principal.subjectId);
+      if (spec.body) refuseNonJsonBody(ctx);
       const input = {
         params: (spec.params
           ? parseOrThrow(spec.params, ctx.params, 'path parameters')
@@ -104,5 +105,18 @@ export class Api {
       throw new AppError('FORBIDDEN', 'This account may not use this route');
     }
     return principal;
+  }
+}
+
+/**
+ * A body sent in another type than JSON is refused (415), never read as `{}`: the body parser
+ * leaves such a body unread, so a route would otherwise act on an empty object. No body at all
+ * (no length, or length 0) stays allowed: the route's schema judges `{}`.
+ */
+function refuseNonJsonBody(ctx: Context): void {
+  const length = Number(ctx.get('content-length') || 0);
+  const sent = length > 0 || ctx.get('transfer-encoding') !== '';
+  if (sent && ctx.request.rawBody === undefined) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json');
   }
 }
