@@ -129,6 +129,12 @@ export async function createController(options: ControllerOptions): Promise<Cont
     router,
     [services.accounts.authenticate, services.resellers.authenticate],
     (tenantId, product) => services.licences.requireActive(tenantId, product),
+    {
+      ...(config.moneyQuota
+        ? { money: new RateLimiter(config.moneyQuota, clock, 'CLICK_SPAM_PROTECTION') }
+        : {}),
+      ...(config.authFailureQuota ? { credentials: new RateLimiter(config.authFailureQuota, clock) } : {}),
+    },
   );
   built.routes(api);
   api.route(

@@ -97,6 +97,8 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
       dataDir: mkdtempSync(join(tmpdir(), 'tn-data-')),
       jwtSecret: 'test-secret-test-secret-test-secret-0123',
       apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
       logLevel: 'silent',
       clock: 'manual',
       scheduler: false,
