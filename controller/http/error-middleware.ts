@@ -5,7 +5,7 @@ import { errorFields, type Logger } from '../logger.js';
 import { AppError } from '../core/app-error.js';
 
 /** Route families and their error envelopes (`/v1/radius` and `/api/v1/radius` also carry `code` on top). */
-function envelope(path: string, err: AppError): Record<string, unknown> {
+export function envelope(path: string, err: AppError): Record<string, unknown> {
   const body: Record<string, unknown> = { success: false };
   if (path.startsWith('/v1/radius') || path.startsWith('/api/v1/radius')) body.code = err.code;
   body.error = { code: err.code, message: err.message };
