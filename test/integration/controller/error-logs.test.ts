@@ -14,6 +14,7 @@ import { healthRoutes } from '../../../controller/modules/health/routes.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { captureLogs } from '../../support/log-capture.js';
 import { startTestController } from '../../support/test-controller.js';
+import { spawnDist } from '../../support/spawn-process.js';
 import { startSite, type Site } from '../takeover/takeover-fixture.js';
 
 const STACK_LINE = /\n\s+at |\\n\s+at /;
@@ -135,4 +136,18 @@ describe('health check with an unreachable database', () => {
       }
     });
   }
+});
+
+describe('controller process that cannot start', function () {
+  this.timeout(30_000);
+  it('prints why in one line, without a stack', async () => {
+    const p = spawnDist('dist/controller/main.js', [], {
+      PORT: '0',
+      TICKETNET_DB: 'postgres://nobody@127.0.0.1:1/none',
+      TICKETNET_LOG_LEVEL: 'info',
+    });
+    expect(await p.exited).to.equal(1);
+    expect(p.output()).to.match(/error: .*(ECONNREFUSED|connect)/);
+    expect(p.output()).to.not.match(STACK_LINE);
+  });
 });
