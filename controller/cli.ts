@@ -21,7 +21,7 @@ withCommonOptions(program.command('start', { isDefault: true }).description('run
   .option('--port <port>', 'HTTP port (PORT)')
   .option('--host <host>', 'listen address (HOST)')
   .addOption(new Option('--clock <kind>', 'system or manual (TICKETNET_CLOCK)').choices(['system', 'manual']))
-  .option('--api-quota <quota>', 'N/<n>(s|m|h) per IP on /api, or off (TICKETNET_API_QUOTA)')
+  .option('--api-quota <quota>', 'N/<n>(s|m|h) per IP on /api and /v1, or off (TICKETNET_API_QUOTA)')
   .option('--job-run-route', 'enable POST /api/v1/admin/jobs/:name/run (TICKETNET_JOB_RUN_ROUTE)')
   .option('--no-scheduler', 'do not run scheduled jobs in this instance (TICKETNET_SCHEDULER=false)')
   .action(async (opts) => serve(config(opts)));

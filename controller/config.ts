@@ -31,6 +31,10 @@ export const configSchema = z.object({
   jwtSecret: z.string().min(32, 'must hold at least 32 characters').optional(),
   jwtTtlDays: z.coerce.number().int().min(1).max(365).default(30),
   apiQuota: quota.prefault('100/15m'),
+  /** Failed credentials (bearer tokens, logins) per client IP before 429 RATE_LIMITED. */
+  authFailureQuota: quota.prefault('20/15m'),
+  /** Money actions (top-ups, batches, balance changes) per user before 429 CLICK_SPAM_PROTECTION. */
+  moneyQuota: quota.prefault('30/1m'),
   trustProxy: booleanish.default(false),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   clock: z.enum(['system', 'manual']).default('system'),
@@ -117,6 +121,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   jwtSecret: 'TICKETNET_JWT_SECRET',
   jwtTtlDays: 'TICKETNET_JWT_TTL_DAYS',
   apiQuota: 'TICKETNET_API_QUOTA',
+  authFailureQuota: 'TICKETNET_AUTH_FAILURE_QUOTA',
+  moneyQuota: 'TICKETNET_MONEY_QUOTA',
   trustProxy: 'TICKETNET_TRUST_PROXY',
   logLevel: 'TICKETNET_LOG_LEVEL',
   clock: 'TICKETNET_CLOCK',

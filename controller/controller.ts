@@ -12,6 +12,8 @@ import type { Logger } from './logger.js';
 import { ManualClock, systemClock, type Clock } from './core/clock.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { Api } from './http/api.js';
+import { allowedMethods } from './http/allowed-methods.js';
+import { answerClientError } from './http/client-error.js';
 import { errorMiddleware } from './http/error-middleware.js';
 import { buildOpenApi } from './http/openapi.js';
 import { RateLimiter, ipQuota } from './http/rate-limiter.js';
@@ -55,6 +57,7 @@ export class Controller {
     }
     const server = createServer(this.handler);
     this.#server = server;
+    server.on('clientError', answerClientError);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (this.services.hub.handleUpgrade(req, socket, head)) return;
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
@@ -129,6 +132,12 @@ export async function createController(options: ControllerOptions): Promise<Cont
     router,
     [services.accounts.authenticate, services.resellers.authenticate],
     (tenantId, product) => services.licences.requireActive(tenantId, product),
+    {
+      ...(config.moneyQuota
+        ? { money: new RateLimiter(config.moneyQuota, clock, 'CLICK_SPAM_PROTECTION') }
+        : {}),
+      ...(config.authFailureQuota ? { credentials: new RateLimiter(config.authFailureQuota, clock) } : {}),
+    },
   );
   built.routes(api);
   api.route(
@@ -146,13 +155,13 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const app = new Koa({ proxy: config.trustProxy });
   app.silent = true;
   // The request logger wraps everything so it records the status the error middleware settled on.
-  app.use(requestLogger(logger));
+  app.use(requestLogger(logger, router));
   app.use(errorMiddleware(logger));
   if (config.apiQuota) app.use(ipQuota(new RateLimiter(config.apiQuota, clock)));
   for (const middleware of built.beforeBodyParser) app.use(middleware);
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: config.bodyLimit, encoding: 'utf-8' }));
   app.use(router.routes());
-  app.use(router.allowedMethods());
+  app.use(allowedMethods(router));
 
   const controller = new Controller(app, api, services, database, clock, config, logger);
   return controller;

@@ -5,6 +5,7 @@ import { serve } from './serve.js';
 try {
   await serve(loadConfig());
 } catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err);
+  // The message only, as the CLI does: a start-up failure is read by an operator, not a debugger.
+  console.error(err instanceof ConfigError || err instanceof Error ? `error: ${err.message}` : err);
   process.exit(1);
 }

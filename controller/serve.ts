@@ -1,7 +1,7 @@
 // Runs the controller as a process: logger, listen, and a graceful stop on SIGTERM/SIGINT.
 import type { Config } from './config.js';
 import { createController, type Controller } from './controller.js';
-import { createLogger } from './logger.js';
+import { createLogger, errorFields } from './logger.js';
 
 export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
@@ -25,7 +25,7 @@ export async function serve(config: Config): Promise<void> {
     running.controller.close().then(
       () => exit(0),
       (err) => {
-        logger.error({ err }, 'unclean stop');
+        logger.error(errorFields(err, logger), 'unclean stop');
         exit(1);
       },
     );

@@ -62,6 +62,8 @@ const config = loadConfig(
     dataDir: join(dir, 'data'),
     jwtSecret: 'bench-secret-bench-secret-bench-secret-0123',
     apiQuota: 'off',
+    authFailureQuota: 'off',
+    moneyQuota: 'off',
     logLevel: opt['log-level'],
     scheduler: false,
     host: '127.0.0.1',

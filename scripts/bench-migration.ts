@@ -148,6 +148,8 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
       dataDir,
       jwtSecret: 'bench-secret-bench-secret-bench-secret-00',
       apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
       logLevel: 'silent',
       scheduler: false,
       clock: 'system',

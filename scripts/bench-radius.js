@@ -97,6 +97,8 @@ async function serve() {
       dataDir,
       jwtSecret: 'bench-secret-bench-secret-bench-secret-0',
       apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
       logLevel: 'warn',
       scheduler: false,
       port: 0,

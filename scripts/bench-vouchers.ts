@@ -59,6 +59,8 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       dataDir,
       jwtSecret: 'bench-secret-bench-secret-bench-secret-00',
       apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
       logLevel: 'silent',
       scheduler: false,
       radiusEnabled: false,

@@ -331,6 +331,8 @@ try {
         TICKETNET_CLOCK: 'system',
         TICKETNET_JOB_RUN_ROUTE: 'true',
         TICKETNET_API_QUOTA: 'off',
+        TICKETNET_AUTH_FAILURE_QUOTA: 'off',
+        TICKETNET_MONEY_QUOTA: 'off',
       });
       const line = await controller.waitFor(/controller listening/);
       return `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;

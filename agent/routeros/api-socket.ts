@@ -200,7 +200,7 @@ export class ApiSocket {
       // a corrupt stream cannot be resynchronised: drop the link
       const what = err instanceof ApiFramingError ? `API framing error (${err.message})` : String(err);
       this.options.logger.error(
-        { router: this.endpoint, err },
+        { router: this.endpoint, err: what },
         'RouterOS API stream unusable, dropping link',
       );
       this.goDown(

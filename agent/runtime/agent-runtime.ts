@@ -3,7 +3,7 @@
 import type { BackoffPolicy } from '../link/backoff.js';
 import { AgentLink } from '../link/agent-link.js';
 import type { LinkError } from '../link/link-error.js';
-import type { AgentLogger } from '../logger.js';
+import { errorFields, type AgentLogger } from '../logger.js';
 import { CATALOGUE_NAMES, routerCatalogue } from '../commands/command-catalogue.js';
 import type { CommandCatalogue } from '../commands/command-catalogue.js';
 import { CommandExecutor } from '../commands/command-executor.js';
@@ -125,9 +125,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   link.on('ready', () => {
     saveStatus({ state: 'ready', since: now().toISOString() });
     reports.onConnected();
-    void executor
-      .resendUnsent()
-      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'resend failed'));
+    void executor.resendUnsent().catch((err: unknown) => logger.warn(errorFields(err), 'resend failed'));
   });
   link.on('down', (error) =>
     saveStatus({
@@ -141,10 +139,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   await journal.prune(now());
   await executor.recover();
   const pruneTimer = setInterval(
-    () =>
-      void journal
-        .prune(now())
-        .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'prune failed')),
+    () => void journal.prune(now()).catch((err: unknown) => logger.warn(errorFields(err), 'prune failed')),
     options.journalPruneIntervalMs ?? 60 * 60 * 1000,
   );
   pruneTimer.unref();
@@ -200,7 +195,7 @@ async function startRadiusRelay(
     );
     return relay;
   } catch (err) {
-    logger.error({ err: (err as Error).message }, 'radius relay not started');
+    logger.error(errorFields(err), 'radius relay not started');
     return undefined;
   }
 }

@@ -1,6 +1,6 @@
 // Periodic reports, all through the outbox so none is lost while the link is down:
 // `telemetry` every 5 minutes, `facts` hourly and after each (re)connect.
-import type { AgentLogger } from '../logger.js';
+import { errorFields, type AgentLogger } from '../logger.js';
 import { faultFromError } from '../commands/fault-from-error.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
@@ -92,7 +92,7 @@ export class ReportScheduler {
       await this.#o.outbox.add(kind, data, this.#now());
       this.#o.notify();
     } catch (err) {
-      this.#o.logger.error({ kind, err: (err as Error).message }, 'could not store report in the outbox');
+      this.#o.logger.error({ kind, ...errorFields(err) }, 'could not store report in the outbox');
     }
   }
 

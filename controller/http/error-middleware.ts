@@ -1,11 +1,11 @@
 // First middleware of the chain: turns every thrown error into the envelope of the route family.
 // AppErrors carry their code; anything else is a 500 whose details stay in the log only.
 import type { Context, Next } from 'koa';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import { AppError } from '../core/app-error.js';
 
 /** Route families and their error envelopes (`/v1/radius` and `/api/v1/radius` also carry `code` on top). */
-function envelope(path: string, err: AppError): Record<string, unknown> {
+export function envelope(path: string, err: AppError): Record<string, unknown> {
   const body: Record<string, unknown> = { success: false };
   if (path.startsWith('/v1/radius') || path.startsWith('/api/v1/radius')) body.code = err.code;
   body.error = { code: err.code, message: err.message };
@@ -22,7 +22,19 @@ export function errorMiddleware(logger: Logger) {
       }
     } catch (raw) {
       const err = toAppError(raw);
-      if (err.status >= 500) logger.error({ err: raw, path: ctx.path }, 'request failed');
+      if (err.status >= 500) {
+        // The route's template, not the path: a path may hold a ticket's code (its password).
+        logger.error(
+          {
+            ...errorFields(raw, logger),
+            code: err.code,
+            status: err.status,
+            method: ctx.method,
+            route: matchedRoute(ctx),
+          },
+          'request failed',
+        );
+      }
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
       ctx.body = envelope(ctx.path, err);
@@ -42,4 +54,9 @@ function toAppError(raw: unknown): AppError {
   }
   if (status === 400) return new AppError('VALIDATION_ERROR', 'Malformed request');
   return new AppError('INTERNAL_ERROR', 'Internal server error; retry later');
+}
+
+/** The path template of the route that answered (`/api/v1/radius/tickets/:code`), when one did. */
+export function matchedRoute(ctx: Context): string | null {
+  return (ctx as { _matchedRoute?: string })._matchedRoute ?? null;
 }

@@ -25,6 +25,23 @@ export class RateLimiter {
   /** Counts one hit for `key`; throws 429 with Retry-After once the window's quota is spent. */
   hit(key: string): void {
     const now = this.#clock.now().getTime();
+    const w = this.#count(key, now);
+    if (w.count > this.#quota.limit) throw this.#refusal(w, now);
+  }
+
+  /** Throws 429 with Retry-After when `key` has spent the window's quota, without counting. */
+  check(key: string): void {
+    const now = this.#clock.now().getTime();
+    const w = this.#windows.get(key);
+    if (w && w.resetAt > now && w.count >= this.#quota.limit) throw this.#refusal(w, now);
+  }
+
+  /** Counts one event for `key` (a failed credential) without refusing it: check() refuses the next. */
+  record(key: string): void {
+    this.#count(key, this.#clock.now().getTime());
+  }
+
+  #count(key: string, now: number): { count: number; resetAt: number } {
     this.#sweep(now);
     let w = this.#windows.get(key);
     if (!w || w.resetAt <= now) {
@@ -32,13 +49,15 @@ export class RateLimiter {
       this.#windows.set(key, w);
     }
     w.count += 1;
-    if (w.count > this.#quota.limit) {
-      const retry = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
-      throw new AppError(this.#code, 'Too many requests; retry later', {
-        headers: { 'Retry-After': String(retry) },
-        details: { limit: this.#quota.limit, window_seconds: this.#quota.windowMs / 1000 },
-      });
-    }
+    return w;
+  }
+
+  #refusal(w: { resetAt: number }, now: number): AppError {
+    const retry = Math.max(1, Math.ceil((w.resetAt - now) / 1000));
+    return new AppError(this.#code, 'Too many requests; retry later', {
+      headers: { 'Retry-After': String(retry) },
+      details: { limit: this.#quota.limit, window_seconds: this.#quota.windowMs / 1000 },
+    });
   }
 
   // Drop expired windows now and then so a flood of distinct keys cannot grow the map forever.
@@ -49,10 +68,25 @@ export class RateLimiter {
   }
 }
 
-/** The global quota: N requests per window per client IP on every `/api` route. */
+/** The global quota: N requests per window per client IP on every `/api/…` and `/v1/…` route. */
 export function ipQuota(limiter: RateLimiter) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    if (ctx.path.startsWith('/api/')) limiter.hit(ctx.ip);
+    if (ctx.path.startsWith('/api/') || ctx.path.startsWith('/v1/')) limiter.hit(ctx.ip);
     await next();
   };
+}
+
+/**
+ * The limiters a route names in its spec instead of holding one: `money` counts every money
+ * action of a user (top-ups, batches, balance changes; 429 CLICK_SPAM_PROTECTION); `credentials`
+ * marks a public route that checks a credential (the login), so its failures count per address
+ * like a wrong bearer token does.
+ */
+export type NamedLimiter = 'money' | 'credentials';
+
+export interface ApiLimiters {
+  /** Per user, on the routes declaring `limiter: 'money'`. */
+  money?: RateLimiter;
+  /** Failed credentials per client address: every authenticated route and those declaring `credentials`. */
+  credentials?: RateLimiter;
 }

@@ -12,7 +12,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type Server as WsServer } from 'ws';
 import { signingKey, type KeyPair, type SigningKey } from '../../protocol/index.js';
 import { iso, type Clock } from '../core/clock.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { AgentLinks } from './agent-links.js';
 import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
@@ -307,7 +307,7 @@ export class AgentHub implements SessionHost, LocalLinks {
       }
       for (const [allocationId, rows] of byAllocation) void this.#links.get(allocationId)?.deliverRows(rows);
     } catch (err) {
-      this.logger.error({ err }, 'agent link sweep failed');
+      this.logger.error(errorFields(err, this.logger), 'agent link sweep failed');
     }
   }
 
@@ -401,7 +401,7 @@ export class AgentHub implements SessionHost, LocalLinks {
       for (const ids of chunks(alive, MAX_IDS_PER_STATEMENT))
         await this.#agentLinks.touch(this.#instanceId, ids, now);
     } catch (err) {
-      this.logger.error({ err }, 'agent heartbeat write failed');
+      this.logger.error(errorFields(err, this.logger), 'agent heartbeat write failed');
     }
   }
 

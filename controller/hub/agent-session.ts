@@ -36,7 +36,7 @@ import {
   type VerifyingKey,
 } from '../../protocol/index.js';
 import type { Clock } from '../core/clock.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
 import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
@@ -247,7 +247,7 @@ export class AgentSession {
     const delivery: Promise<void> = (this.#delivering ?? Promise.resolve())
       .then(run)
       .catch((err: unknown) => {
-        this.host.logger.error(this.#fields({ err }), 'command delivery failed');
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'command delivery failed');
       })
       .finally(() => {
         if (this.#delivering === delivery) this.#delivering = undefined;
@@ -353,7 +353,9 @@ export class AgentSession {
       .then((reply) => {
         if (reply) this.#send('radius', reply);
       })
-      .catch((err: unknown) => this.host.logger.error(this.#fields({ err }), 'radius relay failed'))
+      .catch((err: unknown) =>
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'radius relay failed'),
+      )
       .finally(() => (this.#radiusInFlight -= 1));
   }
 
@@ -407,7 +409,7 @@ export class AgentSession {
       this.refuse(err.code, err.message);
       return;
     }
-    this.host.logger.error(this.#fields({ err }), 'agent frame handling failed');
+    this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'agent frame handling failed');
     this.refuse('INTERNAL_ERROR', 'controller error; reconnect later');
   }
 
@@ -430,7 +432,10 @@ export class AgentSession {
     this.#released = true;
     this.ws.session = undefined;
     this.host.release(this).catch((err: unknown) => {
-      this.host.logger.error(this.#fields({ err }), 'releasing an agent link failed');
+      this.host.logger.error(
+        this.#fields(errorFields(err, this.host.logger)),
+        'releasing an agent link failed',
+      );
     });
   }
 
@@ -495,7 +500,7 @@ export class AgentSession {
       );
       return;
     }
-    session.host.logger.debug(session.#fields({ err }), 'agent socket error');
+    session.host.logger.debug(session.#fields(errorFields(err, session.host.logger)), 'agent socket error');
   }
 
   static #onClose(this: WebSocket, code: number): void {

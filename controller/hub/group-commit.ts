@@ -5,7 +5,7 @@
 // commits into a few. A lone write costs one setImmediate more and runs without a transaction,
 // unless it is `atomic` (several statements that must commit together, and then commit once).
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 
 interface Pending {
   write: (db: Db) => Promise<unknown>;
@@ -61,7 +61,7 @@ export class GroupCommit {
       // Rolled back as a whole: each write again on its own, so one failure fails only its caller
       // (an atomic one in a transaction of its own).
       this.logger.warn(
-        { err, writes: group.length },
+        { ...errorFields(err, this.logger), writes: group.length },
         'command queue group commit failed; writing one by one',
       );
       for (const p of group) {

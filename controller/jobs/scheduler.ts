@@ -3,7 +3,7 @@
 import { AppError } from '../core/app-error.js';
 import { iso, type Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import { nextRun, type Cadence } from './cadence.js';
 import * as leases from './lease-queries.js';
 
@@ -58,7 +58,7 @@ export class Scheduler {
     this.#timer = setInterval(() => {
       this.#ticking ??= this.tick()
         .then(() => undefined)
-        .catch((err) => this.logger.error({ err }, 'scheduler tick failed'))
+        .catch((err) => this.logger.error(errorFields(err, this.logger), 'scheduler tick failed'))
         .finally(() => (this.#ticking = undefined));
     }, tickMs);
     this.#timer.unref();
@@ -112,7 +112,7 @@ export class Scheduler {
           result,
         };
       } catch (err) {
-        this.logger.error({ err, job: job.name }, 'job failed');
+        this.logger.error({ ...errorFields(err, this.logger), job: job.name }, 'job failed');
         const error = err instanceof Error ? err.message : String(err);
         run = {
           name: job.name,

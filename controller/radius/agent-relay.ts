@@ -3,7 +3,7 @@
 // (the link's signature is the proof of origin, as the source address is for direct UDP); the
 // packet must still verify against that NAS's secret, so a router configured with another
 // tenant's secret gets no answer.
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { NasEntry } from './nas-directory.js';
 import type { PacketKind, PacketSource } from './udp-listener.js';
 
@@ -56,7 +56,7 @@ export function agentRadiusRelay(deps: RelayDeps) {
       return reply ? { id: frame.id, packet: reply.toString('base64') } : null;
     } catch (err) {
       // Bookkeeping not committed: no answer, the router retries this very request.
-      logger.error({ err, allocationId, kind }, 'relayed radius request failed');
+      logger.error({ ...errorFields(err, logger), allocationId, kind }, 'relayed radius request failed');
       return null;
     }
   };

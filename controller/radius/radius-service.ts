@@ -3,7 +3,7 @@
 // `handle` is transport-free so the agent relay can feed it packets as the UDP listener does.
 import type { Clock } from '../core/clock.js';
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { TicketAuthService } from '../modules/tickets/index.js';
 import { AccessHandler, type AcceptedEvent } from './access-handler.js';
 import { AccountingHandler } from './accounting-handler.js';
@@ -225,7 +225,7 @@ export class RadiusService {
       try {
         listener(event);
       } catch (err) {
-        this.deps.logger.error({ err }, 'radius accepted listener failed');
+        this.deps.logger.error(errorFields(err, this.deps.logger), 'radius accepted listener failed');
       }
     }
   }

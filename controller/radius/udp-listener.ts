@@ -3,7 +3,7 @@
 // for the requests still being handled so their replies and bookkeeping are not cut off.
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 
 export type PacketKind = 'auth' | 'acct';
 
@@ -72,9 +72,11 @@ export class UdpListener {
       socket.setRecvBufferSize(RECEIVE_BUFFER_BYTES);
     } catch (err) {
       // Capped by the kernel (net.core.rmem_max); the default buffer still works, with more drops under bursts.
-      this.logger.debug({ err }, 'radius receive buffer not enlarged');
+      this.logger.debug(errorFields(err, this.logger), 'radius receive buffer not enlarged');
     }
-    socket.on('error', (err) => this.logger.error({ err, kind }, 'radius socket error'));
+    socket.on('error', (err) =>
+      this.logger.error({ ...errorFields(err, this.logger), kind }, 'radius socket error'),
+    );
     socket.on('message', (msg, rinfo) => this.#receive(socket, kind, msg, rinfo));
     this.#sockets.push(socket);
     return socket.address();
@@ -96,7 +98,7 @@ export class UdpListener {
         this.#ended();
       },
       (err: unknown) => {
-        this.logger.error({ err, kind }, 'radius request failed');
+        this.logger.error({ ...errorFields(err, this.logger), kind }, 'radius request failed');
         this.#ended();
       },
     );
@@ -112,6 +114,6 @@ export class UdpListener {
 
   #sendFailed(err: Error): void {
     // The socket closed while the reply was computed (shutdown): the NAS will retry elsewhere.
-    this.logger.debug({ err }, 'radius reply not sent');
+    this.logger.debug(errorFields(err, this.logger), 'radius reply not sent');
   }
 }

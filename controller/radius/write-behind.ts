@@ -5,7 +5,7 @@
 // with it. The authentication log is not waited for: it is written within `maxDelayMs` or once
 // `maxRows` are queued. Only one transaction runs at a time; what arrives meanwhile goes in the next.
 import type { Db } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { RadiusAuthLogTable } from './tables.js';
 import { mergeUpdates, sessionKey, type NasReset, type SessionUpdate } from './session-update.js';
 
@@ -172,7 +172,10 @@ export class WriteBehind {
       this.#failing = true;
       // The requests that waited get no reply (the NAS retries); log rows are kept for the next
       // commit, up to a bound, so a short database outage loses none of them.
-      this.logger.error({ err, rows: batch.size }, 'radius bookkeeping commit failed');
+      this.logger.error(
+        { ...errorFields(err, this.logger), rows: batch.size },
+        'radius bookkeeping commit failed',
+      );
       for (const w of batch.waiters) w.reject(err);
       const room = (this.options.maxRetainedRows ?? 50_000) - this.#batch.authLog.length;
       if (room > 0) this.#batch.authLog.unshift(...batch.authLog.slice(-room));

@@ -489,6 +489,8 @@ export class Stack {
       TICKETNET_DB: this.dbUrl,
       TICKETNET_DATA_DIR: this.controllerDataDir,
       TICKETNET_API_QUOTA: 'off',
+      TICKETNET_AUTH_FAILURE_QUOTA: 'off',
+      TICKETNET_MONEY_QUOTA: 'off',
       TICKETNET_LOG_LEVEL: 'info',
       TICKETNET_SCHEDULER_TICK_MS: '200',
       ...env,

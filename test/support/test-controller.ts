@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'light-my-request';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../controller/config.js';
 import { createController, type Controller } from '../../controller/controller.js';
 import { ManualClock } from '../../controller/core/clock.js';
@@ -97,6 +97,8 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
       dataDir: mkdtempSync(join(tmpdir(), 'tn-data-')),
       jwtSecret: 'test-secret-test-secret-test-secret-0123',
       apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
       logLevel: 'silent',
       clock: 'manual',
       scheduler: false,
@@ -110,13 +112,14 @@ export function testConfig(overrides: Partial<Record<keyof Config, unknown>> = {
 export async function startTestController(
   database: TestDatabase,
   overrides: Partial<Record<keyof Config, unknown>> = {},
+  logger: Logger = pino({ level: 'silent' }),
 ): Promise<TestController> {
   const db = await database.open();
   const config = testConfig(overrides);
   const clock = new ManualClock(START_TIME);
   const controller = await createController({
     config,
-    logger: pino({ level: 'silent' }),
+    logger,
     clock,
     database: db,
   });

@@ -21,6 +21,7 @@ export function accountsRoutes(api: Api, deps: { accounts: AccountsService }): v
     {
       method: 'post',
       path: '/api/v1/auth/login',
+      limiter: 'credentials',
       summary: 'Exchange e-mail and password for a token',
       tags: ['accounts'],
       auth: 'public',

@@ -2,7 +2,7 @@
 // (at least one authentication, accepted or refused) giving its connections, devices, peak hour
 // and refusals. Clients without activity get nothing. The key `affluence:<date>` makes a second
 // run of the same day (another instance, a manual run) send nothing new.
-import type { Logger } from '../../logger.js';
+import { errorFields, type Logger } from '../../logger.js';
 import type { NotificationsService } from '../notifications/index.js';
 import type { AffluenceReport } from './report.js';
 import type { AffluenceService } from './service.js';
@@ -50,7 +50,7 @@ export async function sendDailyReports(
       // One client's fault (a log row of a deleted account) must not cost the others their report;
       // a later run of the day retries it, the key keeps the others from a second copy.
       failed += 1;
-      deps.logger.error({ err, clientId, date }, 'affluence report failed');
+      deps.logger.error({ ...errorFields(err, deps.logger), clientId, date }, 'affluence report failed');
     }
   }
   deps.logger.info({ date, clients: clients.length, sent, failed }, 'affluence reports');

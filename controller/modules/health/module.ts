@@ -6,5 +6,8 @@ export const healthModule = defineModule({
   name: 'health',
   tables: [],
   provides: [],
-  build: ({ db }) => ({ services: {}, routes: (api) => healthRoutes(api, { db, version: VERSION }) }),
+  build: ({ db, logger }) => ({
+    services: {},
+    routes: (api) => healthRoutes(api, { db, logger, version: VERSION }),
+  }),
 });

@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Api } from '../../http/api.js';
+import { errorFields, type Logger } from '../../logger.js';
 
-export function healthRoutes(api: Api, deps: { db: Db; version: string }): void {
+export function healthRoutes(api: Api, deps: { db: Db; logger: Logger; version: string }): void {
   api.route(
     {
       method: 'get',
@@ -15,7 +16,9 @@ export function healthRoutes(api: Api, deps: { db: Db; version: string }): void 
       let database = 'ok';
       try {
         await sql`select 1`.execute(deps.db);
-      } catch {
+      } catch (err) {
+        // The answer says only "unreachable"; why is for the operator's log.
+        deps.logger.error(errorFields(err, deps.logger), 'health check: database unreachable');
         database = 'unreachable';
       }
       ctx.status = database === 'ok' ? 200 : 503;

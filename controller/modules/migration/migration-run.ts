@@ -10,6 +10,7 @@
 import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { errorFields } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
 import { decodeAccounts, encodeAccounts, type BackupAccounts, type ExportedUser } from './backup-accounts.js';
 import type { MigrationDeps } from './deps.js';
@@ -227,7 +228,10 @@ export class MigrationRun {
       const imported = await ticketImport.importFromRouter(this.clientId, { users });
       conflicts = new Set(imported.conflicts.map((c) => c.code));
     } catch (err) {
-      this.deps.logger.error({ err, allocationId: this.allocation.id }, 'migration import failed');
+      this.deps.logger.error(
+        { ...errorFields(err, this.deps.logger), allocationId: this.allocation.id },
+        'migration import failed',
+      );
       return this.#stop('IMPORT', 'MIGRATION_IMPORT_FAILED', 'The ticket store refused the import');
     }
 

@@ -1,6 +1,6 @@
 // RADIUS_MIGRATION notifications: one per step of a run (SAUVEGARDE, IMPORT, RETRAIT_LOCAL,
 // ARMEMENT, ECHEC), in French like the rest of the manager's texts, with the counts.
-import type { Logger } from '../../logger.js';
+import { errorFields, type Logger } from '../../logger.js';
 import type { NotificationsService } from '../notifications/index.js';
 
 export const MIGRATION_NOTIFICATION = 'RADIUS_MIGRATION';
@@ -76,7 +76,7 @@ export async function notifyStep(
   } catch (err) {
     // The router work is done or stopped either way; a lost notice must not change its answer.
     logger.error(
-      { err, allocationId: target.allocationId, step: notice.step },
+      { ...errorFields(err, logger), allocationId: target.allocationId, step: notice.step },
       'migration notice not written',
     );
   }

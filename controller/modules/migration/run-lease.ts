@@ -5,6 +5,7 @@
 import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { errorFields } from '../../logger.js';
 import type { MigrationDeps } from './deps.js';
 import { migrationInProgress } from './errors.js';
 import * as q from './queries.js';
@@ -61,7 +62,7 @@ export async function takeRun(
   const timer = setInterval(
     () => {
       q.renewLease(db, allocationId, token, until()).catch((err: unknown) =>
-        deps.logger.warn({ err, allocationId }, 'migration lease not renewed'),
+        deps.logger.warn({ ...errorFields(err, deps.logger), allocationId }, 'migration lease not renewed'),
       );
     },
     Math.max(1000, Math.floor(options.leaseMs / 3)),

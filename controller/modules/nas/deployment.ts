@@ -9,7 +9,7 @@ import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner, AgentOutcome } from '../../hub/index.js';
-import type { Logger } from '../../logger.js';
+import { errorFields, type Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
 import type { ProfilesService } from '../tickets/index.js';
 import { bridgeUnavailable, deploymentInProgress, provisionError, type DeployStep } from './errors.js';
@@ -75,8 +75,14 @@ export class NasDeployment {
       // Refusals have undone their work already; anything unexpected (a database error) must
       // not leave the lock and a half-made NAS behind for 180 s either.
       if (!(err instanceof AppError)) {
+        // A release that fails too leaves the lock to expire (cancelExpired); the first error is
+        // the answer, but this one is logged so the stuck lock can be explained.
         await this.#release(clientId, allocation.id, held.token, held.created ? held.nas.id : null).catch(
-          () => undefined,
+          (releaseErr: unknown) =>
+            this.deps.logger.error(
+              { ...errorFields(releaseErr, this.deps.logger), clientId, allocationId: allocation.id },
+              'NAS deployment lock not released',
+            ),
         );
       }
       throw err;

@@ -2,7 +2,7 @@
 // each make one notification naming the user and the router; then silence. The count is durable:
 // the notification of rank n has the key `premiere:n` (n ≤ 5), unique per client, so a restart or
 // two instances racing can never make a sixth. Work is queued off the RADIUS reply path.
-import type { Logger } from '../../logger.js';
+import { errorFields, type Logger } from '../../logger.js';
 import type { AcceptedEvent } from '../../radius/index.js';
 import type { RouterNames } from './router-names.js';
 import type { NotificationsService } from './service.js';
@@ -77,7 +77,10 @@ export class PremiereAuthNotifier {
         await this.#handle(event);
       } catch (err) {
         // A database fault loses this event only; the next authentication takes its rank.
-        this.deps.logger.error({ err, clientId: event.clientId }, 'premiere notification failed');
+        this.deps.logger.error(
+          { ...errorFields(err, this.deps.logger), clientId: event.clientId },
+          'premiere notification failed',
+        );
       }
     }
   }
@@ -121,7 +124,10 @@ export class PremiereAuthNotifier {
       return (await this.deps.names.nameOf(event.clientId, event.nasId)) ?? event.nasId;
     } catch (err) {
       // The name is a nicety: a failing lookup must not cost the notification.
-      this.deps.logger.warn({ err, nasId: event.nasId }, 'router name lookup failed');
+      this.deps.logger.warn(
+        { ...errorFields(err, this.deps.logger), nasId: event.nasId },
+        'router name lookup failed',
+      );
       return event.nasId;
     }
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from '../../http/field-schemas.js';
 import { DEVICE_PLATFORMS } from './tables.js';
 
 /** `?unread`, `?unread=true|1` → only unread; absent, `false` or `0` → all. */
@@ -9,8 +10,8 @@ const unreadFlag = z
 
 export const inboxQuery = z.object({
   unread: unreadFlag,
-  limit: z.coerce.number().int('limit must be an integer').min(1).max(200).default(50),
-  offset: z.coerce.number().int('offset must be an integer').min(0).default(0),
+  limit: queryInt({ min: 1, max: 200 }).default(50),
+  offset: queryInt({ min: 0 }).default(0),
 });
 
 export const notificationParams = z.object({ id: z.string().min(1).max(64) });

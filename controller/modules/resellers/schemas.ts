@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { queryInt, routerText } from '../../http/field-schemas.js';
 import { normaliseUsername } from '../tickets/index.js';
 
 const xof = z.number({ message: 'must be a number' }).int('must be a whole number of XOF');
 const percent = z.number({ message: 'must be a number' }).min(0).max(100);
-const text = (max: number) => z.string().trim().max(max);
+// Every text of a reseller ends up in its router account's comment.
+const text = (max: number) => routerText(z.string()).trim().max(max);
 
 export const usernameParam = z.object({
   username: z.string().transform(normaliseUsername).pipe(z.string().min(1, 'username is required').max(64)),
@@ -50,8 +52,8 @@ export const topupBody = z.object({
 });
 
 export const pageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: queryInt({ min: 1, max: 1000 }).default(100),
+  offset: queryInt({ min: 0 }).default(0),
 });
 
 export const desktopToolBody = z.object({
@@ -61,7 +63,10 @@ export const desktopToolBody = z.object({
 });
 
 export const batchBody = z.object({
-  profile_id: z.string({ message: 'profile_id is required' }).trim().min(1).max(128),
+  profile_id: routerText(z.string({ message: 'profile_id is required' }))
+    .trim()
+    .min(1)
+    .max(128),
   quantity: z.number({ message: 'quantity is required' }).int().min(1),
   comment: text(200).optional(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from '../../http/field-schemas.js';
 import { normaliseUsername } from '../tickets/index.js';
 import { SALES_RECORD_TYPES } from './tables.js';
 
@@ -24,8 +25,8 @@ export const salesQuery = z
       .optional(),
     from: dayOrTime.optional(),
     to: dayOrTime.optional(),
-    limit: z.coerce.number().int().min(1).max(1000).default(100),
-    offset: z.coerce.number().int().min(0).default(0),
+    limit: queryInt({ min: 1, max: 1000 }).default(100),
+    offset: queryInt({ min: 0 }).default(0),
   })
   .refine((q) => q.from === undefined || q.to === undefined || startOf(q.from) <= startOf(q.to), {
     path: ['to'],
@@ -34,7 +35,7 @@ export const salesQuery = z
 
 export const summaryQuery = z.object({
   allocation_id: allocationId.optional(),
-  year: z.coerce.number().int().min(2000).max(2100).optional(),
+  year: queryInt({ min: 2000, max: 2100 }).optional(),
 });
 
 /** The instant a date or time starts at, as ISO (sold_at is stored in Date#toISOString form). */

@@ -13,6 +13,7 @@ export function takeoverRoutes(api: Api, deps: { takeover: TakeoverService }): v
     {
       method: 'post',
       path: '/v1/radius/resellers/takeover',
+      limiter: 'money',
       summary: 'Take over the resellers, balances and last movements kept on a router (replayable)',
       tags: ['resellers'],
       auth: ['client'],

@@ -61,6 +61,7 @@ export function ticketsRoutes(api: Api, deps: { tickets: TicketsService; profile
       method: 'post',
       path: '/api/v1/radius/tickets',
       summary: 'Create a batch of tickets of one profile',
+      limiter: 'money',
       tags: ['radius'],
       auth: ['client'],
       licence: 'RADIUS',

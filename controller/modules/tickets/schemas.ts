@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt, routerText } from '../../http/field-schemas.js';
 import { parseDataLimit, parseDuration } from './limits.js';
 import { TICKET_STATUSES } from './tables.js';
 
@@ -32,7 +33,7 @@ const duration = z.union([
   }),
 ]);
 
-export const profileParams = z.object({ name: z.string().min(1).max(64) });
+export const profileParams = z.object({ name: routerText(z.string().min(1).max(64)) });
 
 /** Absent keeps a value, null clears it. */
 export const profileBody = z.strictObject({
@@ -49,15 +50,15 @@ export const profileBody = z.strictObject({
 });
 
 export const createTicketsBody = z.strictObject({
-  profile_id: z.string().trim().min(1, 'profile_id is required').max(64),
+  profile_id: routerText(z.string()).trim().min(1, 'profile_id is required').max(64),
   quantity: z.number().int('quantity must be an integer').min(1).max(1000),
-  comment: z.string().trim().max(200).nullable().optional(),
+  comment: routerText(z.string()).trim().max(200).nullable().optional(),
 });
 
 export const listTicketsQuery = z.object({
   status: z.enum(TICKET_STATUSES as [string, ...string[]]).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
-  offset: z.coerce.number().int().min(0).default(0),
+  limit: queryInt({ min: 1, max: 1000 }).default(100),
+  offset: queryInt({ min: 0 }).default(0),
 });
 
 export const ticketParams = z.object({ code: z.string().min(1).max(64) });

@@ -4,7 +4,7 @@ import type { Config } from '../../../controller/config.js';
 import type { AgentHubOptions } from '../../../controller/hub/agent-hub.js';
 import type { TestDatabase } from '../../support/databases.js';
 import { FakeAgent, LinkRefusedError } from '../../support/fake-agent.js';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { createController } from '../../../controller/controller.js';
 import { ManualClock } from '../../../controller/core/clock.js';
 import { START_TIME, TestController, testConfig } from '../../support/test-controller.js';
@@ -25,12 +25,13 @@ export async function startHub(
   database: TestDatabase,
   overrides: Partial<Record<keyof Config, unknown>> = {},
   hub: Partial<Omit<AgentHubOptions, 'instanceId'>> = {},
+  logger: Logger = pino({ level: 'silent' }),
 ): Promise<HubTest> {
   const db = await database.open();
   const clock = new ManualClock(START_TIME);
   const controller = await createController({
     config: testConfig(overrides),
-    logger: pino({ level: 'silent' }),
+    logger,
     clock,
     database: db,
     hub,

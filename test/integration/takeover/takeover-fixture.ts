@@ -1,6 +1,7 @@
 // Shared set-up of the takeover and sales suites: a listening controller, a licensed client, a fake
 // agent on a real socket answering the export commands, and the router truth of a seeded simulator.
 import { expect } from 'chai';
+import type { Logger } from 'pino';
 import type { CommandOutput } from '../../../protocol/index.js';
 import { RouterSim } from '../../routeros-sim/router-sim.js';
 import type { ResellerTruth } from '../../routeros-sim/reseller-fleet.js';
@@ -19,8 +20,8 @@ export interface Site {
   licensedClient(): Promise<{ token: string; id: string }>;
 }
 
-export async function startSite(database: TestDatabase): Promise<Site> {
-  const h = await startHub(database);
+export async function startSite(database: TestDatabase, logger?: Logger): Promise<Site> {
+  const h = await startHub(database, {}, {}, logger);
   const admin = await h.t.admin();
   const licence = async (clientId: string) => {
     const res = await h.t.request('POST', '/api/v1/admin/licences', {
