@@ -36,6 +36,12 @@ export class RateLimiter {
     if (w && w.resetAt > now && w.count >= this.#quota.limit) throw this.#refusal(w, now);
   }
 
+  /** Whether `key` has spent the window's quota (check() without the error, for non-HTTP callers). */
+  exhausted(key: string): boolean {
+    const w = this.#windows.get(key);
+    return w !== undefined && w.resetAt > this.#clock.now().getTime() && w.count >= this.#quota.limit;
+  }
+
   /** Counts one event for `key` (a failed credential) without refusing it: check() refuses the next. */
   record(key: string): void {
     this.#count(key, this.#clock.now().getTime());

@@ -43,6 +43,11 @@ export interface AgentHubOptions {
   maxHandshakes?: number;
   /** Sockets still in their handshake at once from one address; more are refused with 429 (default 128). */
   maxHandshakesPerAddress?: number;
+  /**
+   * Failed enrolment codes per address (the HTTP side's failed-credentials quota): an address that
+   * has spent it gets its upgrades refused with 429 until the window ends. Without it, not counted.
+   */
+  enrolFailures?: { record(address: string): void; exhausted(address: string): boolean };
   /** Reads the peer's address from X-Forwarded-For, as the HTTP side does behind a proxy (default false). */
   trustProxy?: boolean;
   /** How long `close()` waits for agents to close before dropping their sockets (default 2 s). */
@@ -98,6 +103,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   readonly #maxHandshakes: number;
   readonly #maxHandshakesPerAddress: number;
   readonly #trustProxy: boolean;
+  readonly #enrolFailures: AgentHubOptions['enrolFailures'];
   /** Sessions in their handshake per remote address (entries removed at zero). */
   readonly #handshakesByAddress = new Map<string, number>();
   readonly #wss: WsServer<typeof AgentSocket>;
@@ -146,6 +152,7 @@ export class AgentHub implements SessionHost, LocalLinks {
     this.#maxHandshakes = options.maxHandshakes ?? 1024;
     this.#maxHandshakesPerAddress = options.maxHandshakesPerAddress ?? 128;
     this.#trustProxy = options.trustProxy ?? false;
+    this.#enrolFailures = options.enrolFailures;
     this.#wss = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
@@ -203,7 +210,10 @@ export class AgentHub implements SessionHost, LocalLinks {
       refuseUpgrade(socket, '503 Service Unavailable');
       return true;
     }
-    if ((this.#handshakesByAddress.get(address) ?? 0) >= this.#maxHandshakesPerAddress) {
+    if (
+      (this.#handshakesByAddress.get(address) ?? 0) >= this.#maxHandshakesPerAddress ||
+      this.#enrolFailures?.exhausted(address)
+    ) {
       refuseUpgrade(socket, '429 Too Many Requests');
       return true;
     }
@@ -230,6 +240,10 @@ export class AgentHub implements SessionHost, LocalLinks {
     const left = (this.#handshakesByAddress.get(session.remoteAddress) ?? 1) - 1;
     if (left > 0) this.#handshakesByAddress.set(session.remoteAddress, left);
     else this.#handshakesByAddress.delete(session.remoteAddress);
+  }
+
+  enrolmentRefused(session: AgentSession): void {
+    this.#enrolFailures?.record(session.remoteAddress);
   }
 
   // The peer's address as the HTTP side reads it: behind a trusted proxy, the first X-Forwarded-For entry.

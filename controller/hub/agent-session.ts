@@ -62,6 +62,8 @@ export interface SessionHost {
   register(session: AgentSession): Promise<void>;
   /** The session left its handshake (welcomed, refused or closed); may be called more than once. */
   handshakeEnded(session: AgentSession): void;
+  /** An enrolment code was refused: counts as a failed credential of the session's address. */
+  enrolmentRefused(session: AgentSession): void;
   /** Called once, when the socket is closed and the session's handlers have finished. */
   release(session: AgentSession): Promise<void>;
 }
@@ -370,6 +372,7 @@ export class AgentSession {
       allocations: this.host.allocations,
     });
     if ('refused' in answer) {
+      if (answer.refused.code === 'ENROL_CODE_INVALID') this.host.enrolmentRefused(this);
       this.refuse(answer.refused.code, answer.refused.message);
       return;
     }

@@ -1,3 +1,4 @@
+import { RateLimiter } from '../http/rate-limiter.js';
 import { defineModule } from '../modules/define-module.js';
 import { AgentCommandRunner } from './agent-command-runner.js';
 import { AgentHub } from './agent-hub.js';
@@ -36,6 +37,9 @@ export const hubModule = defineModule({
         maxHandshakesPerAddress: config.agentMaxHandshakesPerAddress,
         handshakeTimeoutMs: config.agentHandshakeTimeoutMs,
         trustProxy: config.trustProxy,
+        ...(config.authFailureQuota
+          ? { enrolFailures: new RateLimiter(config.authFailureQuota, clock) }
+          : {}),
         ...options.hub,
         instanceId: config.instanceId,
       },

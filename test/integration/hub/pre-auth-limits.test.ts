@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import WebSocket from 'ws';
 import { forEachDatabase } from '../../support/databases.js';
 import { FakeAgent } from '../../support/fake-agent.js';
-import { eventually, startHub, type HubTest } from './hub-fixture.js';
+import { eventually, expectRefused, startHub, type HubTest } from './hub-fixture.js';
 
 const MiB = 1024 * 1024;
 
@@ -115,5 +115,18 @@ forEachDatabase('agent link before authentication', (database) => {
     // The enrolled agent's link was never affected.
     enrolled.link!.send('ping', { t: 1 });
     await enrolled.link!.waitFor('pong');
+  });
+
+  it('counts refused enrolment codes per address: past the quota the address is refused (429) until the window ends', async () => {
+    h = await startHub(database, { authFailureQuota: '3/15m' });
+    for (let i = 0; i < 3; i += 1) {
+      await expectRefused(new FakeAgent(h.agentUrl).enrol('ABCD-EFGH-JKLM'), 'ENROL_CODE_INVALID');
+    }
+    // The fourth guess never reaches the code check, and neither does anything else from there.
+    expect(await upgradeStatus(new FakeAgent(h.agentUrl), {})).to.equal('429');
+    h.t.clock.advance(15 * 60_000);
+    const agent = await h.enrolledAgent();
+    agent.link!.send('ping', { t: 1 });
+    await agent.link!.waitFor('pong');
   });
 });
