@@ -32,6 +32,11 @@ export const nasModule = defineModule({
         interimSeconds: config.radiusInterimSeconds,
       },
       bridgeTimeoutMs: config.nasBridgeTimeoutMs,
+      // The reseller takeover is built after this module; it is reached once an enrolment ends.
+      enrolled: {
+        routerEnrolled: (clientId, allocationId) =>
+          use('takeover').startAfterEnrolment(clientId, allocationId),
+      },
     });
     return {
       services: { nas, nasDirectory },

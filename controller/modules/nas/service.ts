@@ -50,6 +50,16 @@ export interface NasServiceDeps {
   target: RadiusTarget;
   /** Longest wait for each agent command of an enrolment or a verification. */
   bridgeTimeoutMs: number;
+  /**
+   * Told of each enrolment that went through: a server-mode deployment that completed, or the
+   * verify that activated an app-applied NAS (`app_apply` sends nothing to the router by itself).
+   */
+  enrolled?: EnrolmentListener;
+}
+
+/** What a later module hands the NAS module to hear of enrolments; must not throw nor wait. */
+export interface EnrolmentListener {
+  routerEnrolled(clientId: string, allocationId: string): void;
 }
 
 export interface EnrolInput {
@@ -118,6 +128,7 @@ export class NasService {
       };
     }
     const { nas, ...outcome } = await this.#deployment.run(clientId, allocation);
+    this.#enrolled(clientId, allocation.id);
     return {
       apply_mode: 'server',
       nas: await this.#view(clientId, nas, allocation),
@@ -166,7 +177,10 @@ export class NasService {
     const report = await verifyRouter(this.deps, clientId, nas, allocation);
     if (report.verified) {
       await q.markVerified(this.deps.db, clientId, nas.id, iso(this.deps.clock.now()));
+      const pending = nas.status === 'PENDING';
       nas = (await this.#registry.activate(clientId, nas.id)) ?? nas;
+      // An app-applied enrolment goes through here, where its router first answers as a NAS.
+      if (pending && nas.status === 'ACTIVE') this.#enrolled(clientId, nas.allocation_id);
     }
     return { nas: await this.#view(clientId, nas, allocation), ...report, deployment: null };
   }
@@ -207,6 +221,18 @@ export class NasService {
   /** Cancels the server-mode deployments whose lock has expired (what they created goes). */
   cancelExpiredDeployments(now: Date) {
     return this.#deployment.cancelExpired(now);
+  }
+
+  #enrolled(clientId: string, allocationId: string): void {
+    try {
+      this.deps.enrolled?.routerEnrolled(clientId, allocationId);
+    } catch (err) {
+      // What follows an enrolment never undoes it.
+      this.deps.logger.warn(
+        { clientId, allocationId, err: (err as Error).message },
+        'enrolment listener failed',
+      );
+    }
   }
 
   async #find(clientId: string, nasId: string): Promise<NasTable> {
