@@ -150,6 +150,7 @@ forEachDatabase('NAS enrolment', (database) => {
         script: body.provisioning.script,
       });
       expect(res.body.radius).to.deep.equal({
+        transport: 'relay',
         address: '172.31.255.2',
         authentication_port: 1812,
         accounting_port: 1813,
