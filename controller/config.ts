@@ -45,6 +45,26 @@ export const configSchema = z.object({
     .url({ protocol: /^https?$/, message: 'expected an http:// or https:// URL' })
     .transform((url) => url.replace(/\/+$/, ''))
     .optional(),
+  /** Largest frame an authenticated agent may send (a RouterOS backup in base64). */
+  agentMaxFrameBytes: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+  /** Largest frame before an agent's handshake has succeeded (a real enrol or hello is under 1 KiB). */
+  agentPreAuthMaxFrameBytes: z.coerce
+    .number()
+    .int()
+    .min(4096)
+    .max(1024 * 1024)
+    .default(24 * 1024),
+  /** Agent sockets still in their handshake at once; more are refused (503) until some finish. */
+  agentMaxHandshakes: z.coerce.number().int().min(1).default(1024),
+  /** Agent sockets still in their handshake at once from one address; more are refused (429). */
+  agentMaxHandshakesPerAddress: z.coerce.number().int().min(1).default(128),
+  /** Time an agent has after the challenge to send its enrol or hello. */
+  agentHandshakeTimeoutMs: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /**
    * Direct UDP RADIUS (a NAS on a VPN). Off by default: routers reach RADIUS through their agent,
    * and nothing needs to listen publicly.
@@ -115,6 +135,11 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   instanceId: 'TICKETNET_INSTANCE_ID',
   shutdownTimeoutMs: 'TICKETNET_SHUTDOWN_TIMEOUT_MS',
   publicUrl: 'TICKETNET_PUBLIC_URL',
+  agentMaxFrameBytes: 'TICKETNET_AGENT_MAX_FRAME_BYTES',
+  agentPreAuthMaxFrameBytes: 'TICKETNET_AGENT_PREAUTH_MAX_FRAME_BYTES',
+  agentMaxHandshakes: 'TICKETNET_AGENT_MAX_HANDSHAKES',
+  agentMaxHandshakesPerAddress: 'TICKETNET_AGENT_MAX_HANDSHAKES_PER_ADDRESS',
+  agentHandshakeTimeoutMs: 'TICKETNET_AGENT_HANDSHAKE_TIMEOUT_MS',
   radiusEnabled: 'TICKETNET_RADIUS_ENABLED',
   radiusHost: 'TICKETNET_RADIUS_HOST',
   radiusAuthPort: 'TICKETNET_RADIUS_AUTH_PORT',

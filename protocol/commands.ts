@@ -13,7 +13,25 @@ export interface CommandSpec {
   readonly output: z.ZodType;
   /** Deadline the controller gives the command when the caller does not choose one. */
   readonly defaultTimeoutSeconds: number;
+  /**
+   * `read`: the router's configuration and users are left as they are, so a client may run it
+   * through the generic command route. `change`: it alters the router, so only the module whose
+   * rules guard it (NAS enrolment, migration, return) sends it.
+   */
+  readonly effect: CommandEffect;
+  /**
+   * Top-level params that carry a secret (a script holding the NAS secret, hotspot passwords). Both
+   * ends keep them only while the command is open: once it is final they are replaced by
+   * `REDACTED` (the result is what is kept).
+   */
+  readonly secretParams?: readonly string[];
 }
+
+/** What a command does to the router (see `CommandSpec.effect`). */
+export type CommandEffect = 'read' | 'change';
+
+/** What a secret param of a final command is replaced with. */
+export const REDACTED = '[redacted]';
 
 const count = z.int().min(0);
 
@@ -181,12 +199,14 @@ export const COMMANDS = {
     params: z.strictObject({}),
     output: ROUTER_FACTS_SCHEMA,
     defaultTimeoutSeconds: 30,
+    effect: 'read',
   },
   /** Round trip from the agent to the RouterOS API, in milliseconds. */
   'router.ping': {
     params: z.strictObject({}),
     output: z.object({ rtt_ms: z.number().min(0) }),
     defaultTimeoutSeconds: 10,
+    effect: 'read',
   },
   /**
    * Lists the hotspot users (and their profiles when asked). `count` is the number of users. The
@@ -206,6 +226,7 @@ export const COMMANDS = {
         message: 'must equal the number of users',
       }),
     defaultTimeoutSeconds: 120,
+    effect: 'read',
   },
   /**
    * The names of the hotspot users, without the built-in ones (`default=true`, or named
@@ -221,6 +242,7 @@ export const COMMANDS = {
         message: 'must equal the number of names',
       }),
     defaultTimeoutSeconds: 60,
+    effect: 'read',
   },
   /**
    * Number of entries of `/ip/hotspot/user` as the router counts them (`print count-only`), the
@@ -230,6 +252,7 @@ export const COMMANDS = {
     params: z.strictObject({}),
     output: z.object({ count }),
     defaultTimeoutSeconds: 30,
+    effect: 'read',
   },
   /**
    * Removes the named hotspot users, between two router counts (`print count-only`) the controller
@@ -276,6 +299,7 @@ export const COMMANDS = {
         message: 'nothing is removed when the first count failed',
       }),
     defaultTimeoutSeconds: 120,
+    effect: 'change',
   },
   /**
    * Puts hotspot user profiles back (return to local accounts): a profile of the same name is `set`
@@ -296,6 +320,7 @@ export const COMMANDS = {
     }),
     output: RESTORE_OUTPUT_SCHEMA,
     defaultTimeoutSeconds: 60,
+    effect: 'change',
   },
   /**
    * Puts backed-up hotspot users back, at most 40 a batch, in the export's shape (the usage
@@ -320,8 +345,13 @@ export const COMMANDS = {
     }),
     output: RESTORE_OUTPUT_SCHEMA,
     defaultTimeoutSeconds: 60,
+    effect: 'change',
+    secretParams: ['users'],
   },
-  /** Saves a RouterOS binary backup and returns it. `name` is the file stem on the router. */
+  /**
+   * Saves a RouterOS binary backup and returns it. `name` is the file stem on the router. A read:
+   * it writes only its own backup file, never the configuration or the users.
+   */
   'backup.save': {
     params: z.strictObject({
       name: z
@@ -331,6 +361,7 @@ export const COMMANDS = {
     }),
     output: BACKUP_OUTPUT_SCHEMA,
     defaultTimeoutSeconds: 300,
+    effect: 'read',
   },
   /**
    * Reads the reseller accounts the local app keeps in hotspot user comments (`tnr1|…`), parsed,
@@ -347,6 +378,7 @@ export const COMMANDS = {
       users_scanned: count,
     }),
     defaultTimeoutSeconds: 120,
+    effect: 'read',
   },
   /**
    * One page of the local sales history (`/system/script` entries whose name holds `-|-`), in
@@ -368,6 +400,7 @@ export const COMMANDS = {
       scanned: count,
     }),
     defaultTimeoutSeconds: 60,
+    effect: 'read',
   },
   /**
    * Runs a RouterOS script once (`/system/script` add, run, remove): the RADIUS provisioning of an
@@ -380,6 +413,8 @@ export const COMMANDS = {
     }),
     output: z.object({ name: label(64), duration_ms: z.number().min(0) }),
     defaultTimeoutSeconds: 60,
+    effect: 'change',
+    secretParams: ['source'],
   },
   /**
    * Reads the router's RADIUS set-up for an enrolment check: the `/radius` entries whose comment
@@ -416,6 +451,7 @@ export const COMMANDS = {
       incoming_accept: z.boolean(),
     }),
     defaultTimeoutSeconds: 30,
+    effect: 'read',
   },
 } as const satisfies Record<string, CommandSpec>;
 
@@ -479,4 +515,26 @@ export function parseCommandOutput<N extends CommandName>(
     return { ok: false, fault: { code: 'AGENT_ERROR', message, retryable: false } };
   }
   return { ok: true, value: parsed.data as CommandOutput<N> };
+}
+
+/** True when command `name` alters the router (catalogue `effect: 'change'`); unknown names are not. */
+export function changesRouter(name: string): boolean {
+  return isKnownCommand(name) && (COMMANDS[name] as CommandSpec).effect === 'change';
+}
+
+/**
+ * The params of a final command as both ends keep them: its secret params (`secretParams`)
+ * replaced by `REDACTED`, the others as they were. Undefined when there is nothing to redact (a
+ * command without secret params, or params that hold none of them), so callers write nothing.
+ */
+export function redactParams(name: string, params: unknown): Record<string, unknown> | undefined {
+  if (!isKnownCommand(name) || typeof params !== 'object' || params === null) return undefined;
+  const secret = (COMMANDS[name] as CommandSpec).secretParams ?? [];
+  const present = secret.filter(
+    (key) => Object.hasOwn(params, key) && (params as Record<string, unknown>)[key] !== REDACTED,
+  );
+  if (present.length === 0) return undefined;
+  const redacted: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+  for (const key of present) redacted[key] = REDACTED;
+  return redacted;
 }

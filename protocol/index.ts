@@ -61,6 +61,8 @@ export {
   MESSAGE_SINCE_VERSION,
   BATCHABLE_TYPES,
   MAX_BATCH_MESSAGES,
+  MAX_COMMAND_TTL_MS,
+  commandTtlMs,
   isMessageType,
   isBatchableType,
 } from './message-schemas.js';
@@ -76,9 +78,13 @@ export {
   isKnownCommand,
   parseCommandParams,
   parseCommandOutput,
+  changesRouter,
+  redactParams,
+  REDACTED,
 } from './commands.js';
 export type {
   CommandSpec,
+  CommandEffect,
   CommandName,
   CommandParams,
   CommandOutput,

@@ -15,6 +15,9 @@ import { LINK_ERROR_CODES } from './link-error-codes.js';
 // Object schemas drop unknown members (zod's default) so a newer peer may add optional fields
 // within the same protocol version; the signature still covers the body as sent.
 
+/** Longest command time to live: the longest delay a Node.js timer can wait (~24.8 days). */
+export const MAX_COMMAND_TTL_MS = 2_147_483_647;
+
 /** Most messages one `batch` may carry. */
 export const MAX_BATCH_MESSAGES = 256;
 
@@ -67,8 +70,18 @@ export const MESSAGE_SCHEMAS = {
   /**
    * Controller → agent. `name` is any well-formed name, not only the catalogue, so an older agent
    * receives a newer command and answers `UNKNOWN_COMMAND` instead of dropping the link.
+   * `ttl_ms` is the time left until `deadline` when the controller sent it: the agent counts it on
+   * its monotonic clock from receipt, so no clock of one end is compared with the other's.
+   * `deadline` (the controller's clock) stays for agents that predate `ttl_ms`; a controller that
+   * predates it sends none, and the agent counts `deadline` from the envelope's `ts` (`commandTtlMs`).
    */
-  command: z.object({ id: uuidSchema, name: commandName, params: jsonObjectSchema, deadline: isoTimeSchema }),
+  command: z.object({
+    id: uuidSchema,
+    name: commandName,
+    params: jsonObjectSchema,
+    deadline: isoTimeSchema,
+    ttl_ms: z.int().min(0).max(MAX_COMMAND_TTL_MS).optional(),
+  }),
   /** Agent → controller: command `id` is persisted (or was already known); it will not be lost. */
   ack: z.object({ id: uuidSchema }),
   /** Agent → controller: outcome of command `id`. DONE carries no fault; FAILED must carry one. */
@@ -177,4 +190,14 @@ export const MESSAGE_TYPES = Object.freeze(Object.keys(MESSAGE_SCHEMAS) as Messa
 /** True when `type` names a message type of this protocol version. */
 export function isMessageType(type: unknown): type is MessageType {
   return typeof type === 'string' && Object.hasOwn(MESSAGE_SCHEMAS, type);
+}
+
+/**
+ * A command's time to live in ms, to count from its receipt: `ttl_ms` when the controller sent one,
+ * else its `deadline` less the envelope's signing time `signedAt` (both read on the controller's clock).
+ */
+export function commandTtlMs(command: MessageBody<'command'>, signedAt: string): number {
+  if (command.ttl_ms !== undefined) return command.ttl_ms;
+  const left = Date.parse(command.deadline) - Date.parse(signedAt);
+  return Math.min(MAX_COMMAND_TTL_MS, Math.max(0, Number.isFinite(left) ? left : 0));
 }

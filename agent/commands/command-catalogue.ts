@@ -10,7 +10,7 @@ import { removeHotspotUsers } from './hotspot-users-remove.js';
 import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
-import { applyScript } from './script-apply.js';
+import { applyScript, type ScriptApplyLogger } from './script-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -33,7 +33,8 @@ export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> 
  */
 export const DEFAULT_BACKUP_NAME = 'ticketnet';
 
-export const ROUTER_CATALOGUE: CommandCatalogue = {
+/** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
+export const routerCatalogue = (logger: ScriptApplyLogger): CommandCatalogue => ({
   'router.facts': ({ router, signal }) => readFacts(router, { signal }),
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>
@@ -56,9 +57,9 @@ export const ROUTER_CATALOGUE: CommandCatalogue = {
   'sales.export': ({ router, params, signal }) =>
     exportSales(router, { signal, cursor: params.cursor, limit: params.limit }),
   'router.script.apply': ({ router, params, signal }) =>
-    applyScript(router, { name: params.name, source: params.source, signal }),
+    applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
-};
+});
 
 /** Command names this build executes, announced in hello. */
 export const CATALOGUE_NAMES: readonly CommandName[] = Object.freeze(Object.keys(COMMANDS) as CommandName[]);

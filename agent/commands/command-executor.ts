@@ -2,7 +2,11 @@
 // known id → re-send its stored result (or just ack while it is pending), never run it again;
 // new id → journal (fsync) first, then ack, then run in arrival order, then journal the result,
 // then send it. A command whose deadline has passed is not started (FAILED DEADLINE_PASSED).
-import { parseCommandOutput, parseCommandParams } from '../../protocol/index.js';
+// The deadline is the command's time to live counted from its receipt on the monotonic clock
+// (`performance.now()`): the controller's clock and this machine's (a router without NTP starts at a
+// default date) are never compared. After a restart the monotonic clock is gone, so a recovered
+// command's deadline is its receipt plus its time to live on this machine's wall clock (`expires_at`).
+import { MAX_COMMAND_TTL_MS, parseCommandOutput, parseCommandParams } from '../../protocol/index.js';
 import type { Fault, KnownCommand } from '../../protocol/index.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { JournalCorruptError } from '../state/command-journal.js';
@@ -51,6 +55,8 @@ export class CommandExecutor {
   #receiving = 0;
   // Finished results not yet handed to a live link (sent on the next connection).
   readonly #unsent = new Set<string>();
+  // Deadlines on the monotonic clock of commands received by this process, by id.
+  readonly #expiry = new Map<string, number>();
   #worker: Promise<void> | undefined;
   #current: AbortController | undefined;
   #stopped = false;
@@ -85,9 +91,11 @@ export class CommandExecutor {
 
   /** Handles a `command` from the controller. Resolves once it is acknowledged (or answered). */
   receive(command: CommandBody): Promise<void> {
+    // The time to live runs from now, not from the end of the receipts queued before this one.
+    const receivedAt = performance.now();
     this.#receiving++;
     const receipt = this.#receipts
-      .then(() => this.#receive(command))
+      .then(() => this.#receive(command, receivedAt))
       .catch((err: unknown) =>
         this.#o.logger.error({ id: command.id, err: (err as Error).message }, 'command receipt failed'),
       )
@@ -122,7 +130,7 @@ export class CommandExecutor {
     await this.#worker;
   }
 
-  async #receive(command: CommandBody): Promise<void> {
+  async #receive(command: CommandBody, receivedAt: number): Promise<void> {
     const known = await this.#read(command.id);
     if (known !== undefined) {
       // Re-delivery: answer from the journal, never run it twice.
@@ -130,10 +138,13 @@ export class CommandExecutor {
       else await this.#o.transport.send('ack', { id: command.id });
       return;
     }
+    const now = this.#now();
+    const ttl = timeToLive(command, now);
     const entry: JournalEntry = {
       command,
       state: 'ACCEPTED',
-      received_at: this.#now().toISOString(),
+      received_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + ttl).toISOString(),
       result_sent: false,
     };
     try {
@@ -146,6 +157,7 @@ export class CommandExecutor {
       );
       return;
     }
+    this.#expiry.set(command.id, receivedAt + ttl);
     await this.#o.transport.send('ack', { id: command.id });
     this.#queue.push(command.id);
     this.#kick();
@@ -197,12 +209,12 @@ export class CommandExecutor {
     const { command } = entry;
     const check = parseCommandParams(command.name, command.params);
     if (!check.ok) return this.#finish(entry, failed(entry, check.fault));
-    const deadline = Date.parse(command.deadline);
     const now = this.#now();
-    if (now.getTime() >= deadline) {
+    const remainingMs = this.#remainingMs(entry, now);
+    if (remainingMs <= 0) {
       return this.#finish(
         entry,
-        failed(entry, fault('DEADLINE_PASSED', `deadline ${command.deadline} had passed`)),
+        failed(entry, fault('DEADLINE_PASSED', 'its time to live had run out before it started')),
       );
     }
     // Stopping: leave it ACCEPTED, the next start runs it.
@@ -211,7 +223,18 @@ export class CommandExecutor {
     entry.started_at = now.toISOString();
     await this.#o.journal.put(entry);
     this.#o.logger.info({ id: command.id, command: command.name }, 'command started');
-    await this.#finish(entry, await this.#run(entry, check.value, deadline - now.getTime()));
+    await this.#finish(entry, await this.#run(entry, check.value, remainingMs));
+  }
+
+  // Time left on the monotonic clock for a command this process received; for one a previous run
+  // journalled, what is left of its time to live on this machine's wall clock.
+  #remainingMs(entry: JournalEntry, now: Date): number {
+    const expiry = this.#expiry.get(entry.command.id);
+    const left =
+      expiry !== undefined
+        ? expiry - performance.now()
+        : Date.parse(entry.expires_at ?? entry.command.deadline) - now.getTime();
+    return Math.min(MAX_COMMAND_TTL_MS, left);
   }
 
   async #run(entry: JournalEntry, known: KnownCommand, remainingMs: number): Promise<ResultBody> {
@@ -242,10 +265,7 @@ export class CommandExecutor {
     } catch (err) {
       const reason: unknown = abort.signal.aborted ? abort.signal.reason : err;
       if (reason instanceof DeadlineReached) {
-        return failed(
-          entry,
-          fault('DEADLINE_PASSED', `deadline ${entry.command.deadline} passed while running`),
-        );
+        return failed(entry, fault('DEADLINE_PASSED', 'its time to live ran out while it was running'));
       }
       if (reason instanceof AgentStopping) return failed(entry, fault('AGENT_ERROR', reason.message, true));
       return failed(entry, faultFromError(reason));
@@ -256,6 +276,7 @@ export class CommandExecutor {
   }
 
   async #finish(entry: JournalEntry, result: ResultBody, send = true): Promise<void> {
+    this.#expiry.delete(entry.command.id);
     entry.state = result.status;
     entry.result = result;
     entry.finished_at = this.#now().toISOString();
@@ -283,4 +304,11 @@ export class CommandExecutor {
 
 function failed(entry: JournalEntry, why: Fault): ResultBody {
   return { id: entry.command.id, status: 'FAILED', fault: why };
+}
+
+// The time to live of a command as received: the link fills `ttl_ms` in; a caller that gives none
+// (a direct use, an older journal) falls back to the deadline against this machine's clock.
+function timeToLive(command: CommandBody, now: Date): number {
+  const ttl = command.ttl_ms ?? Date.parse(command.deadline) - now.getTime();
+  return Math.min(MAX_COMMAND_TTL_MS, Math.max(0, Number.isFinite(ttl) ? ttl : 0));
 }

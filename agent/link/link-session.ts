@@ -5,6 +5,7 @@
 // one database write at the controller, instead of two each.
 import type WebSocket from 'ws';
 import {
+  commandTtlMs,
   encodeEnvelope,
   isBatchableType,
   messagesOf,
@@ -216,6 +217,7 @@ export class LinkSession {
   #onFrame(raw: RawFrame): void {
     this.#alive();
     let messages: readonly ControllerMessage[];
+    let signedAt: string;
     try {
       const envelope = openEnvelope(raw, {
         publicKey: this.#controllerKey,
@@ -226,6 +228,7 @@ export class LinkSession {
       });
       this.#options.guard.accept(envelope.seq);
       messages = messagesOf(envelope) as readonly ControllerMessage[];
+      signedAt = envelope.ts;
     } catch (err) {
       // A signed frame of a newer type is not an attack: ignore it rather than drop the link.
       if (err instanceof ProtocolError && err.code === 'UNKNOWN_TYPE') return;
@@ -242,6 +245,11 @@ export class LinkSession {
         this.#error ??= controllerRefusal(message.body.code, message.body.message);
         this.close();
         return;
+      }
+      if (message.type === 'command') {
+        // Every command leaves here with its time to live, which the agent counts from receipt on its
+        // monotonic clock; a controller that predates `ttl_ms` has its deadline read against its own `ts`.
+        message.body.ttl_ms = commandTtlMs(message.body, signedAt);
       }
       if (this.#handler === undefined) this.#queued.push(message);
       else this.#handler(message);

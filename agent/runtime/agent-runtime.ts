@@ -4,7 +4,7 @@ import type { BackoffPolicy } from '../link/backoff.js';
 import { AgentLink } from '../link/agent-link.js';
 import type { LinkError } from '../link/link-error.js';
 import type { AgentLogger } from '../logger.js';
-import { CATALOGUE_NAMES, ROUTER_CATALOGUE } from '../commands/command-catalogue.js';
+import { CATALOGUE_NAMES, routerCatalogue } from '../commands/command-catalogue.js';
 import type { CommandCatalogue } from '../commands/command-catalogue.js';
 import { CommandExecutor } from '../commands/command-executor.js';
 import type { CommandTransport } from '../commands/command-executor.js';
@@ -101,7 +101,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   const executor = new CommandExecutor({
     journal,
     router,
-    catalogue: options.catalogue ?? ROUTER_CATALOGUE,
+    catalogue: options.catalogue ?? routerCatalogue(logger),
     transport,
     logger,
     ftpPort: options.router.ftpPort,

@@ -1,9 +1,11 @@
 // One file per command id: what was asked, how far it got, and its result. It is what makes a
 // re-delivered command harmless: a known id is never executed again, its stored result is re-sent.
+// Once a command has its result, its secret params (the catalogue's `secretParams`) are no longer
+// needed and are not written again: the entry keeps them redacted.
 import { readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { FAULT_SCHEMA, isoTimeSchema, MESSAGE_SCHEMAS } from '../../protocol/index.js';
+import { FAULT_SCHEMA, isoTimeSchema, MESSAGE_SCHEMAS, redactParams } from '../../protocol/index.js';
 import type { MessageBody } from '../../protocol/index.js';
 import { readTextIfExists, removeFileDurably, TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
 
@@ -31,6 +33,7 @@ const ENTRY_SCHEMA = z.object({
   command: MESSAGE_SCHEMAS.command,
   state: z.enum(JOURNAL_STATES),
   received_at: isoTimeSchema,
+  expires_at: isoTimeSchema.optional(),
   started_at: isoTimeSchema.optional(),
   finished_at: isoTimeSchema.optional(),
   result: RESULT_SCHEMA.optional(),
@@ -43,13 +46,18 @@ export interface JournalEntry {
   command: CommandBody;
   state: JournalState;
   received_at: string;
+  /** Receipt plus the command's time to live, on this machine's clock (absent in older entries). */
+  expires_at?: string | undefined;
   started_at?: string | undefined;
   finished_at?: string | undefined;
   result?: ResultBody | undefined;
   result_sent: boolean;
 }
 
-/** How long a journal entry outlives its command's deadline (a re-delivery after that is not possible). */
+/**
+ * How long a journal entry outlives its command's deadline (a re-delivery after that is not possible).
+ * The deadline is the agent's own (`expires_at`), so a controller clock far off never prunes early.
+ */
 export const JOURNAL_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -90,9 +98,17 @@ export class CommandJournal {
     throw new JournalCorruptError(id);
   }
 
-  /** Writes an entry durably (fsync before this resolves); owner-only, as backups hold router secrets. */
+  /**
+   * Writes an entry durably (fsync before this resolves); owner-only, as backups hold router secrets.
+   * An entry with its result is written with its secret params redacted (the atomic write replaces
+   * the whole file, so the clear ones are gone from it); `entry` itself is left as it is.
+   */
   async put(entry: JournalEntry): Promise<void> {
-    await writeFileAtomic(this.#path(entry.command.id), JSON.stringify(entry), { mode: 0o600 });
+    const redacted =
+      entry.result === undefined ? undefined : redactParams(entry.command.name, entry.command.params);
+    const stored =
+      redacted === undefined ? entry : { ...entry, command: { ...entry.command, params: redacted } };
+    await writeFileAtomic(this.#path(entry.command.id), JSON.stringify(stored), { mode: 0o600 });
   }
 
   /** All readable entries (unordered). */
@@ -122,7 +138,7 @@ export class CommandJournal {
       if (info !== undefined && now.getTime() - info.mtimeMs > STALE_TEMP_MS) await removeFileDurably(path);
     }
     for (const entry of await this.list()) {
-      const deadline = Date.parse(entry.command.deadline);
+      const deadline = Date.parse(entry.expires_at ?? entry.command.deadline);
       // Only finished entries go: an unfinished one is still owed a result.
       if (entry.result === undefined || deadline + retentionMs > now.getTime()) continue;
       await removeFileDurably(this.#path(entry.command.id));

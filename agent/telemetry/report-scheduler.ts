@@ -75,7 +75,9 @@ export class ReportScheduler {
 
   /** Stores a facts report (router.facts output); nothing when the router cannot be read. */
   async reportFacts(force: boolean): Promise<void> {
-    const now = this.#now().getTime();
+    // A gap measured on the monotonic clock: a wall clock stepped back (NTP on a router that booted
+    // at a default date) would otherwise hold facts back for as long as the step.
+    const now = performance.now();
     if (!force && now - this.#lastFacts < (this.#o.factsMinSpacingMs ?? 60_000)) return;
     this.#lastFacts = now;
     try {

@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   RADIUS_LICENSE_INACTIVE: 403,
   LICENSE_INACTIVE: 403,
   EXPIRED: 403,
+  /** A catalogue command that changes the router, asked through the generic client command route. */
+  COMMAND_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   CLIENT_NOT_FOUND: 404,
   JOB_NOT_FOUND: 404,

@@ -32,8 +32,19 @@ export interface AgentHubOptions {
   heartbeatMs?: number;
   /** Period of the sweep that sends QUEUED commands stored by other instances (default 1 s). */
   sweepMs?: number;
-  /** Largest frame accepted; sized for a RouterOS backup in base64 (default 64 MiB). */
+  /** Largest frame accepted from an authenticated agent; sized for a RouterOS backup in base64 (default 64 MiB). */
   maxPayload?: number;
+  /**
+   * Largest frame accepted before the handshake has succeeded (default 24 KiB): the largest valid
+   * enrol or hello is ~17 KiB (a hello listing 256 capabilities), a real one under 1 KiB.
+   */
+  preAuthMaxPayload?: number;
+  /** Sockets still in their handshake at once, all addresses together; more are refused with 503 (default 1024). */
+  maxHandshakes?: number;
+  /** Sockets still in their handshake at once from one address; more are refused with 429 (default 128). */
+  maxHandshakesPerAddress?: number;
+  /** Reads the peer's address from X-Forwarded-For, as the HTTP side does behind a proxy (default false). */
+  trustProxy?: boolean;
   /** How long `close()` waits for agents to close before dropping their sockets (default 2 s). */
   closeGraceMs?: number;
 }
@@ -75,6 +86,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   readonly signingKey: SigningKey;
   readonly heartbeatSeconds: number;
   readonly handshakeTimeoutMs: number;
+  readonly maxPayload: number;
   /** Set once by whoever answers RADIUS for enrolled routers (attachRadiusRelay). */
   radiusRelay: RadiusRelayHandler | undefined;
 
@@ -83,6 +95,11 @@ export class AgentHub implements SessionHost, LocalLinks {
   readonly #heartbeatMs: number;
   readonly #sweepMs: number;
   readonly #closeGraceMs: number;
+  readonly #maxHandshakes: number;
+  readonly #maxHandshakesPerAddress: number;
+  readonly #trustProxy: boolean;
+  /** Sessions in their handshake per remote address (entries removed at zero). */
+  readonly #handshakesByAddress = new Map<string, number>();
   readonly #wss: WsServer<typeof AgentSocket>;
   /** allocation id → the session holding its link on this instance. */
   readonly #links = new Map<string, AgentSession>();
@@ -125,10 +142,17 @@ export class AgentHub implements SessionHost, LocalLinks {
     this.heartbeatSeconds = Math.max(1, Math.round(this.#heartbeatMs / 1000));
     this.#sweepMs = options.sweepMs ?? 1_000;
     this.#closeGraceMs = options.closeGraceMs ?? 2_000;
+    this.maxPayload = options.maxPayload ?? 64 * 1024 * 1024;
+    this.#maxHandshakes = options.maxHandshakes ?? 1024;
+    this.#maxHandshakesPerAddress = options.maxHandshakesPerAddress ?? 128;
+    this.#trustProxy = options.trustProxy ?? false;
     this.#wss = new WebSocketServer({
       noServer: true,
       perMessageDeflate: false,
-      maxPayload: options.maxPayload ?? 64 * 1024 * 1024,
+      // Every socket starts unauthenticated; the session raises the limit to maxPayload once the
+      // agent is known (frame-limit.ts). ws refuses a longer frame from its header (close 1009),
+      // before buffering its payload.
+      maxPayload: Math.min(options.preAuthMaxPayload ?? 24 * 1024, this.maxPayload),
       // The hub tracks its sessions itself; ws's own set would cost a closure per connection.
       clientTracking: false,
       WebSocket: AgentSocket,
@@ -172,14 +196,51 @@ export class AgentHub implements SessionHost, LocalLinks {
       socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return true;
     }
+    // Unauthenticated sockets are capped (each may hold a frame and a handshake's database work):
+    // a refused agent backs off and retries, as after any failed connection.
+    const address = this.#addressOf(req);
+    if (this.#handshaking.size >= this.#maxHandshakes) {
+      refuseUpgrade(socket, '503 Service Unavailable');
+      return true;
+    }
+    if ((this.#handshakesByAddress.get(address) ?? 0) >= this.#maxHandshakesPerAddress) {
+      refuseUpgrade(socket, '429 Too Many Requests');
+      return true;
+    }
+    // ws completes the upgrade synchronously (no verifyClient), so the counts above still hold here.
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new AgentSession(ws, this);
+      session.remoteAddress = address;
       this.#sessions.add(session);
       this.#handshaking.add(session);
+      this.#handshakesByAddress.set(address, (this.#handshakesByAddress.get(address) ?? 0) + 1);
       session.start(this.handshakeTimeoutMs);
     });
     return true;
   };
+
+  /** Sessions still in their handshake (for tests and status). */
+  get handshakingCount(): number {
+    return this.#handshaking.size;
+  }
+
+  /** The session has left its handshake (welcomed, refused or closed): it no longer counts as unauthenticated. */
+  handshakeEnded(session: AgentSession): void {
+    if (!this.#handshaking.delete(session)) return;
+    const left = (this.#handshakesByAddress.get(session.remoteAddress) ?? 1) - 1;
+    if (left > 0) this.#handshakesByAddress.set(session.remoteAddress, left);
+    else this.#handshakesByAddress.delete(session.remoteAddress);
+  }
+
+  // The peer's address as the HTTP side reads it: behind a trusted proxy, the first X-Forwarded-For entry.
+  #addressOf(req: IncomingMessage): string {
+    if (this.#trustProxy) {
+      const header = req.headers['x-forwarded-for'];
+      const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+      if (first) return first;
+    }
+    return req.socket.remoteAddress ?? '';
+  }
 
   /** For a server with no other websocket endpoint: takes /agent/v1 upgrades and refuses the rest. */
   attach(server: Server): void {
@@ -275,7 +336,7 @@ export class AgentHub implements SessionHost, LocalLinks {
       await this.#agentLinks.markDisconnected(agent.allocationId, session.sid, iso(this.clock.now()));
     } finally {
       this.#sessions.delete(session);
-      this.#handshaking.delete(session);
+      this.handshakeEnded(session);
       if (this.#sessions.size === 0) for (const resolve of this.#whenEmpty.splice(0)) resolve();
     }
   }
@@ -347,13 +408,17 @@ export class AgentHub implements SessionHost, LocalLinks {
   #expireHandshakes(): void {
     const now = performance.now();
     for (const session of this.#handshaking) {
-      if (!session.isHandshaking) this.#handshaking.delete(session);
+      if (!session.isHandshaking) this.handshakeEnded(session);
       else if (now >= session.handshakeDeadline) {
-        this.#handshaking.delete(session);
+        this.handshakeEnded(session);
         session.refuse('HANDSHAKE_TIMEOUT', 'no enrol or hello in time');
       }
     }
   }
+}
+
+function refuseUpgrade(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n`);
 }
 
 function pathOf(req: IncomingMessage): string | undefined {

@@ -17,6 +17,7 @@ import {
   generateSessionNonce,
   HANDSHAKE_VERSION,
   MAX_BATCH_MESSAGES,
+  MAX_COMMAND_TTL_MS,
   type MESSAGE_SCHEMAS,
   messagesOf,
   openEnvelope,
@@ -39,6 +40,7 @@ import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandService } from './command-service.js';
 import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
+import { raiseFrameLimit } from './frame-limit.js';
 import type { RadiusFrame, RadiusRelayHandler } from './radius-relay-handler.js';
 import type { AgentCommandsTable } from './tables.js';
 
@@ -52,10 +54,14 @@ export interface SessionHost {
   /** The controller's secret key, made ready once for every frame the hub signs. */
   readonly signingKey: SigningKey;
   readonly heartbeatSeconds: number;
+  /** Largest frame an authenticated agent may send; before that the server's small limit holds. */
+  readonly maxPayload: number;
   /** Where relayed RADIUS goes; without it `radius` frames are ignored. */
   readonly radiusRelay?: RadiusRelayHandler | undefined;
   /** Records the link as this session's (database first), replacing any older session of the agent. */
   register(session: AgentSession): Promise<void>;
+  /** The session left its handshake (welcomed, refused or closed); may be called more than once. */
+  handshakeEnded(session: AgentSession): void;
   /** Called once, when the socket is closed and the session's handlers have finished. */
   release(session: AgentSession): Promise<void>;
 }
@@ -88,6 +94,8 @@ export class AgentSession {
   registration = 0;
   /** `performance.now()` (ms) by which enrol or hello must have succeeded; the hub's sweep enforces it. */
   handshakeDeadline = 0;
+  /** The peer's address, as the hub counted it among the unauthenticated sockets. */
+  remoteAddress = '';
 
   #state: 'handshake' | 'open' | 'closed' = 'handshake';
   /** Protocol version of the connection: the handshake's until the agent's enrol or hello names its own. */
@@ -146,7 +154,7 @@ export class AgentSession {
   refuse(code: LinkErrorCode, message: string): void {
     if (this.#state === 'closed') return;
     this.#send('error', { code, message });
-    this.#state = 'closed';
+    this.#setState('closed');
     this.host.logger.info(this.#fields({ code, message }), 'agent link refused');
     this.ws.close(closeCodeOf(code), code);
     // A peer that never answers the close frame would hold the link for ws's 30 s close timeout.
@@ -224,6 +232,8 @@ export class AgentSession {
               name: row.name,
               params: JSON.parse(row.params) as Record<string, unknown>,
               deadline: row.deadline,
+              // What the agent counts: the time left, on no clock but its own monotonic one.
+              ttl_ms: timeToLive(row.deadline, this.host.clock.now()),
             },
           });
           if (out.length === MAX_BATCH_MESSAGES) this.#sendAll(out.splice(0));
@@ -251,7 +261,8 @@ export class AgentSession {
     if (this.#handling) {
       const backlog = (this.#backlog ??= []);
       backlog.push(raw);
-      if (backlog.length >= MAX_BACKLOG) this.ws.pause();
+      // Before the handshake has succeeded a peer gets one frame in hand and one waiting, no more.
+      if (backlog.length >= MAX_BACKLOG || this.#state === 'handshake') this.ws.pause();
       return;
     }
     void this.#handleAll(raw);
@@ -368,7 +379,9 @@ export class AgentSession {
     await this.host.register(this);
     // The socket may have closed (or timed out) while the database was answering.
     if (this.#isClosed()) return;
-    this.#state = 'open';
+    // Authenticated: from now on the agent may send large frames (results such as exports, backups).
+    raiseFrameLimit(this.ws, this.host.maxPayload);
+    this.#setState('open');
     this.#send('welcome', {
       agent_id: agent.agentId,
       allocation_id: agent.allocationId,
@@ -377,6 +390,12 @@ export class AgentSession {
     });
     this.host.logger.info(this.#fields({ version: agent.version }), 'agent connected');
     void this.deliverOpen();
+  }
+
+  #setState(next: 'open' | 'closed'): void {
+    const was = this.#state;
+    this.#state = next;
+    if (was === 'handshake') this.host.handshakeEnded(this);
   }
 
   #isClosed(): boolean {
@@ -393,7 +412,7 @@ export class AgentSession {
   }
 
   #closed(code: number): void {
-    this.#state = 'closed';
+    this.#setState('closed');
     this.#socketClosed = true;
     this.host.logger.debug(this.#fields({ code }), 'agent link closed');
     this.#releaseWhenIdle();
@@ -466,13 +485,27 @@ export class AgentSession {
   static #onError(this: WebSocket, err: Error): void {
     // The close that follows does the work; the error itself is only worth a debug line.
     const session = (this as AgentSocket).session;
-    if (session) session.host.logger.debug(session.#fields({ err }), 'agent socket error');
+    if (!session) return;
+    if ((err as NodeJS.ErrnoException).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+      // ws has closed it with 1009; before the handshake this is the pre-authentication frame limit.
+      const limit = session.#state === 'handshake' ? 'before the handshake' : 'of an agent';
+      session.host.logger.info(
+        session.#fields({ address: session.remoteAddress }),
+        `frame over the limit ${limit}`,
+      );
+      return;
+    }
+    session.host.logger.debug(session.#fields({ err }), 'agent socket error');
   }
 
   static #onClose(this: WebSocket, code: number): void {
     const session = (this as AgentSocket).session;
     if (session) session.#closed(code);
   }
+}
+
+function timeToLive(deadline: string, now: Date): number {
+  return Math.min(MAX_COMMAND_TTL_MS, Math.max(0, Date.parse(deadline) - now.getTime()));
 }
 
 function closeCodeOf(code: LinkErrorCode): number {

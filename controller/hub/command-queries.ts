@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { linkOfCommandHeldBy } from './link-queries.js';
-import { OPEN_COMMAND_STATES, type CommandState } from './tables.js';
+import { FINAL_COMMAND_STATES, OPEN_COMMAND_STATES, type CommandState } from './tables.js';
 
 /** Everything still waiting for an outcome and not past its deadline: what a fresh link carries. */
 export const openForAllocation = (db: Db, allocationId: string, now: string) =>
@@ -65,11 +65,49 @@ export async function claimForSend(db: Db, id: string, sid: string, now: string)
   return Number(result.numUpdatedRows) === 1;
 }
 
-export const expireOverdue = (db: Db, now: string) =>
-  db
-    .updateTable('agent_commands')
-    .set({ state: 'EXPIRED', finished_at: now })
-    .where('state', 'in', OPEN_COMMAND_STATES)
-    .where('deadline', '<=', now)
-    .returning('id')
-    .execute();
+/**
+ * Marks the open commands past their deadline EXPIRED; `redact` rewrites the params of those that
+ * carry secrets in the same transaction (see `CommandStatements.finish`). Answers their ids.
+ */
+export const expireOverdue = (
+  db: Db,
+  now: string,
+  redact: (name: string, params: string) => string | undefined,
+) =>
+  db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .updateTable('agent_commands')
+      .set({ state: 'EXPIRED', finished_at: now })
+      .where('state', 'in', OPEN_COMMAND_STATES)
+      .where('deadline', '<=', now)
+      .returning(['id', 'name', 'params'])
+      .execute();
+    for (const row of rows) {
+      const params = redact(row.name, row.params);
+      if (params !== undefined) {
+        await trx.updateTable('agent_commands').set({ params }).where('id', '=', row.id).execute();
+      }
+    }
+    return rows.map(({ id }) => ({ id }));
+  });
+
+/**
+ * Deletes final commands whose deadline and end are both before `before`, at most `limit` of them
+ * (one short statement; the job calls it until fewer come back). Open commands are never touched.
+ */
+export async function pruneFinished(db: Db, before: string, limit: number): Promise<number> {
+  const result = await db
+    .deleteFrom('agent_commands')
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('agent_commands')
+        .select('id')
+        // The (state, deadline) index finds them; finished_at only confirms.
+        .where('state', 'in', FINAL_COMMAND_STATES)
+        .where('deadline', '<', before)
+        .where('finished_at', '<', before)
+        .limit(limit),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -6,6 +6,8 @@ import {
   isKnownCommand,
   parseCommandOutput,
   parseCommandParams,
+  redactParams,
+  type CommandSpec,
   type MessageBody,
 } from '../../protocol/index.js';
 import { AppError } from '../core/app-error.js';
@@ -232,9 +234,23 @@ export class CommandService {
     });
   }
 
+  /**
+   * Deletes the final commands whose deadline is more than `retentionMs` before `now` (scheduler job
+   * AGENT_COMMAND_PRUNE), in batches of `batch`. Open commands stay whatever their age.
+   */
+  async pruneFinished(now: Date, retentionMs: number, batch = 1000): Promise<{ pruned: number }> {
+    const before = iso(new Date(now.getTime() - retentionMs));
+    let pruned = 0;
+    for (;;) {
+      const deleted = await q.pruneFinished(this.db, before, batch);
+      pruned += deleted;
+      if (deleted < batch) return { pruned };
+    }
+  }
+
   /** Marks every open command past its deadline EXPIRED (scheduler job AGENT_COMMAND_EXPIRY). */
   async expireOverdue(now: Date): Promise<{ expired: number }> {
-    const rows = await q.expireOverdue(this.db, iso(now));
+    const rows = await q.expireOverdue(this.db, iso(now), redactedParams);
     for (const { id } of rows) {
       this.#openHere.delete(id);
       this.signals.commandFinished(id);
@@ -316,8 +332,14 @@ export class CommandService {
         finished_at: finishedAt,
       };
     }
-    // Guarded by the open states: a final, unknown or foreign command is left as it is.
-    const finished = await this.#statements.finish(allocationId, result.id, outcome);
+    // Guarded by the open states: a final, unknown or foreign command is left as it is. Its secret
+    // params go with the same write.
+    const finished = await this.#statements.finish(
+      allocationId,
+      result.id,
+      outcome,
+      hasSecretParams(commandName) ? (params) => redactedParams(commandName, params) : undefined,
+    );
     if (!finished) {
       this.logger.debug({ allocationId, commandId: result.id }, 'result for no open command ignored');
       return;
@@ -329,6 +351,16 @@ export class CommandService {
 }
 
 const noFault = { fault_code: null, fault_message: null, fault_retryable: null };
+
+const hasSecretParams = (name: string): boolean =>
+  isKnownCommand(name) && (COMMANDS[name] as CommandSpec).secretParams !== undefined;
+
+/** The params JSON a final command keeps, or undefined when it keeps them as they are. */
+function redactedParams(name: string, params: string): string | undefined {
+  if (!hasSecretParams(name)) return undefined;
+  const redacted = redactParams(name, JSON.parse(params));
+  return redacted === undefined ? undefined : JSON.stringify(redacted);
+}
 
 function faultColumns(fault: { code: string; message: string; retryable: boolean }) {
   return { fault_code: fault.code, fault_message: fault.message, fault_retryable: fault.retryable ? 1 : 0 };

@@ -158,10 +158,26 @@ export class CommandStatements {
     return affected(await this.#writes.run((db) => this.#markAcked.run(db, [allocationId, id, now]))) === 1;
   }
 
-  /** Writes the outcome once; the final row when this call wrote it. */
-  async finish(allocationId: string, id: string, o: Outcome): Promise<AgentCommandsTable | undefined> {
+  /**
+   * Writes the outcome once; the final row when this call wrote it. `redact` (a command with secret
+   * params) turns the stored params JSON into what is kept once the command is final (undefined:
+   * nothing to change); the params are rewritten in the same transaction as the outcome.
+   */
+  async finish(
+    allocationId: string,
+    id: string,
+    o: Outcome,
+    redact?: (params: string) => string | undefined,
+  ): Promise<AgentCommandsTable | undefined> {
     const values = [allocationId, id, o.state, o.output, o.fault_code, o.fault_message, o.fault_retryable];
     values.push(o.finished_at);
-    return (await this.#writes.run((db) => this.#finish.run(db, values))).rows[0];
+    if (redact === undefined) return (await this.#writes.run((db) => this.#finish.run(db, values))).rows[0];
+    return this.#writes.run(async (db) => {
+      const row = (await this.#finish.run(db, values)).rows[0];
+      const params = row === undefined ? undefined : redact(row.params);
+      if (row === undefined || params === undefined) return row;
+      await db.updateTable('agent_commands').set({ params }).where('id', '=', row.id).execute();
+      return { ...row, params };
+    }, true);
   }
 }

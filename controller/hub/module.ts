@@ -5,7 +5,7 @@ import { AgentLinks } from './agent-links.js';
 import { CommandService } from './command-service.js';
 import { LocalCommandSignals } from './command-signals.js';
 import { loadControllerIdentity } from './controller-identity.js';
-import { commandExpiryJob } from './jobs.js';
+import { commandExpiryJob, commandPruneJob } from './jobs.js';
 import * as m0012 from './migrations/0012-agent-links.js';
 import { commandRoutes } from './routes.js';
 
@@ -29,12 +29,21 @@ export const hubModule = defineModule({
         commands,
         signals,
       },
-      { ...options.hub, instanceId: config.instanceId },
+      {
+        maxPayload: config.agentMaxFrameBytes,
+        preAuthMaxPayload: config.agentPreAuthMaxFrameBytes,
+        maxHandshakes: config.agentMaxHandshakes,
+        maxHandshakesPerAddress: config.agentMaxHandshakesPerAddress,
+        handshakeTimeoutMs: config.agentHandshakeTimeoutMs,
+        trustProxy: config.trustProxy,
+        ...options.hub,
+        instanceId: config.instanceId,
+      },
     );
     return {
       services: { hub, commands, agentLinks, runner: new AgentCommandRunner(commands, allocations) },
       routes: (api) => commandRoutes(api, { commands }),
-      jobs: [commandExpiryJob({ commands })],
+      jobs: [commandExpiryJob({ commands }), commandPruneJob({ commands })],
     };
   },
 });

@@ -1,5 +1,8 @@
 // The command routes of an allocation: a client queues a catalogue command for its agent and reads
-// it back. Under the allocation's path, served by the hub's command queue.
+// it back. Under the allocation's path, served by the hub's command queue. Only the catalogue's
+// reads: a command that changes the router goes through the module whose rules guard it (the NAS
+// enrolment, the migration and its return), never straight from a client.
+import { changesRouter } from '../../protocol/index.js';
 import { AppError } from '../core/app-error.js';
 import type { Api } from '../http/api.js';
 import type { CommandService } from './command-service.js';
@@ -11,19 +14,28 @@ export function commandRoutes(api: Api, deps: { commands: CommandService }): voi
     {
       method: 'post',
       path: '/api/v1/clients/allocations/:id/commands',
-      summary: "Queue a catalogue command for the allocation's agent",
+      summary: "Queue a read-only catalogue command for the allocation's agent",
       tags: ['allocations'],
       auth: ['client'],
       params: allocationParams,
       body: enqueueCommandBody,
       status: 202,
     },
-    async (_ctx, { params, body, principal }) => ({
-      success: true,
-      data: await commands.enqueue(principal!.tenantId, params.id, body.name, body.params, {
-        ...(body.timeout_seconds !== undefined ? { timeoutMs: body.timeout_seconds * 1000 } : {}),
-      }),
-    }),
+    async (_ctx, { params, body, principal }) => {
+      if (changesRouter(body.name)) {
+        throw new AppError(
+          'COMMAND_NOT_ALLOWED',
+          `${body.name} changes the router; it runs only through the module that guards it`,
+          { details: { command: body.name } },
+        );
+      }
+      return {
+        success: true,
+        data: await commands.enqueue(principal!.tenantId, params.id, body.name, body.params, {
+          ...(body.timeout_seconds !== undefined ? { timeoutMs: body.timeout_seconds * 1000 } : {}),
+        }),
+      };
+    },
   );
 
   api.route(

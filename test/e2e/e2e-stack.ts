@@ -101,6 +101,7 @@ export interface Enrolment {
   code: string;
   expires_at: string;
   controller_url: string;
+  install: { linux: string[]; routeros_container: string[] };
 }
 
 export interface Client {
@@ -370,6 +371,8 @@ export interface AgentOptions {
    */
   entry?: string;
   env?: Record<string, string>;
+  /** The router account the agent logs in with (the simulator's administrator by default). */
+  routerUser?: string;
 }
 
 /** A site agent process and its state directory. */
@@ -581,7 +584,7 @@ export class Stack {
       TICKETNET_ENROL_CODE: options.code,
       TICKETNET_ROUTER_HOST: '127.0.0.1',
       TICKETNET_ROUTER_PORT: String(sim.port),
-      TICKETNET_ROUTER_USER: ROUTER_USER,
+      TICKETNET_ROUTER_USER: options.routerUser ?? ROUTER_USER,
       TICKETNET_FTP_PORT: sim.ftpPort !== null ? String(sim.ftpPort) : undefined,
       TICKETNET_ROUTER_TIMEOUT_MS:
         options.routerTimeoutMs !== undefined ? String(options.routerTimeoutMs) : undefined,

@@ -80,6 +80,48 @@ forEachDatabase(
       await stack.shutdown();
     });
 
+    it('RouterOS 7.19 container install: the router draws the agent password, the agent enrols with it from the env', async () => {
+      const [, sim] = await Promise.all([
+        stack.startController(),
+        stack.startSim({ serial: '48A98A0719C7', version: '7.19', identity: 'Container-Site' }),
+      ]);
+      const client = await stack.api.client();
+      const { allocation: created, enrolment } = await stack.api.allocate(client, 'Container site');
+      // pasted in the router's terminal, as the app shows them
+      const run = await sim.control<{ ok: boolean; error?: string }>('POST', '/script', {
+        source: enrolment.install.routeros_container.join('\n'),
+      });
+      expect(run.ok, run.error).to.equal(true);
+      // what the container runtime hands the agent: its envs list
+      const envs = Object.fromEntries(
+        (await sim.menu('/container/envs'))
+          .filter((e) => e.name === 'ticketnet')
+          .map((e) => [e.key ?? '', e.value ?? '']),
+      );
+      const password = envs.TICKETNET_ROUTER_PASSWORD ?? '';
+      expect(password).to.match(/^[A-Za-z0-9]{32}$/);
+      expect(envs.TICKETNET_ENROL_CODE).to.equal(enrolment.code);
+      expect(JSON.stringify(enrolment)).to.not.include(password);
+
+      // the router's side of the container link is a veth the test host does not have: loopback instead
+      await stack.startAgent({
+        sim,
+        code: envs.TICKETNET_ENROL_CODE ?? '',
+        routerUser: envs.TICKETNET_ROUTER_USER ?? '',
+        env: { TICKETNET_ROUTER_PASSWORD: password },
+      });
+      const allocation = await stack.api.waitForAllocation(
+        client,
+        created.id,
+        (a) => a.link_state === 'CONNECTED' && a.router.serial !== null,
+        'CONNECTED with facts',
+      );
+      expect(allocation.router.serial).to.equal('48A98A0719C7');
+      const agentUser = (await sim.menu('/user')).find((u) => u.name === 'ticketnet-agent');
+      expect(agentUser?.['last-logged-in'], 'the agent logged in as its own user').to.be.a('string');
+      expect(stack.dump(100_000)).to.not.include(password);
+    });
+
     for (const { spec, model } of ROUTERS) {
       it(`RouterOS ${spec.version}: enrols, reports the router's facts, runs facts, ping, export and backup`, async () => {
         const [, sim] = await Promise.all([stack.startController(), stack.startSim(spec)]);

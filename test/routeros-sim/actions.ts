@@ -167,6 +167,17 @@ const makeStatic: MenuVerb = (table, ctx) => {
   for (const rec of recs) if (rec) table.update(rec, { dynamic: 'false' });
 };
 
+/** `/container/start` and `stop`: the container runs at once (no image is pulled). */
+const containerState =
+  (status: 'running' | 'stopped'): MenuVerb =>
+  (table, ctx) => {
+    const ref = ctx.req.attrs.get('.id') ?? ctx.req.attrs.get('numbers') ?? '';
+    if (ref === '') throw new RosTrap('missing value(s) of argument(s) .id');
+    const recs = ref.split(',').map((r) => table.resolve(r));
+    if (recs.some((r) => !r)) throw noSuchItem();
+    for (const rec of recs) if (rec) table.update(rec, { status });
+  };
+
 /** Commands addressed by their full path. */
 export const ACTIONS: Readonly<Record<string, CommandHandler>> = {
   '/system/backup/save': backupSave,
@@ -187,4 +198,5 @@ export const MENU_VERBS: Readonly<Record<string, Record<string, MenuVerb>>> = {
     debug: logVerb('debug'),
   },
   '/ip/dhcp-server/lease': { 'make-static': makeStatic },
+  '/container': { start: containerState('running'), stop: containerState('stopped') },
 };

@@ -8,6 +8,7 @@ import { RosTrap, pause } from './command-types.js';
 import type { CommandContext, CommandRequest, ReplyProps, SimContext } from './command-types.js';
 import { resolveCommand } from './command-dispatcher.js';
 import { ReplyWriter } from './reply-writer.js';
+import { authenticate } from './user-accounts.js';
 import { decodeWin1252 } from './win1252.js';
 
 const LOGIN_FAILED = 'invalid user name or password (6)';
@@ -161,7 +162,6 @@ export class ApiSession {
   }
 
   private login(req: CommandRequest): void {
-    const { username, password } = this.sim.credentials;
     const name = req.attrs.get('name');
     const given = req.attrs.get('password');
     const response = req.attrs.get('response');
@@ -171,18 +171,19 @@ export class ApiSession {
       this.reply('!done', req.tag, { ret: this.challenge.toString('hex') });
       return;
     }
-    let ok = name === username;
-    if (ok && response !== undefined) {
-      const expected = this.challenge
-        ? '00' +
+    // any enabled /user whose group has the api policy, as on the router
+    const challenge = this.challenge;
+    const ok =
+      authenticate(this.sim.state, name, 'api', (password) => {
+        if (response === undefined) return given === password;
+        if (!challenge) return false;
+        const expected =
+          '00' +
           createHash('md5')
-            .update(Buffer.concat([Buffer.from([0]), Buffer.from(password, 'latin1'), this.challenge]))
-            .digest('hex')
-        : undefined;
-      ok = expected !== undefined && response === expected;
-    } else if (ok) {
-      ok = given === password;
-    }
+            .update(Buffer.concat([Buffer.from([0]), Buffer.from(password, 'latin1'), challenge]))
+            .digest('hex');
+        return response === expected;
+      }) !== undefined;
     if (ok) {
       this.loggedIn = true;
       this.reply('!done', req.tag);
@@ -256,8 +257,11 @@ export function parseRequest(words: readonly Buffer[]): CommandRequest {
   };
   for (const raw of rest) {
     const word = decodeWin1252(raw);
-    if (word.startsWith('.tag=')) req.tag = word.slice(5);
-    else if (word.startsWith('?')) req.queries.push(word.slice(1));
+    if (word.startsWith('.tag=')) {
+      // an empty tag is no tag: the router answers without any .tag word
+      const tag = word.slice(5);
+      if (tag !== '') req.tag = tag;
+    } else if (word.startsWith('?')) req.queries.push(word.slice(1));
     else if (word.startsWith('=') || word.startsWith('.proplist=')) {
       const body = word.startsWith('=') ? word.slice(1) : word;
       const eq = body.indexOf('=');

@@ -14,7 +14,8 @@
 // | fatal               | after `afterCommands`, the next command gets `!fatal <text>` + close   |
 // | fatalAfter          | once N commands were answered, every connection gets an unsolicited    |
 // |                     | `!fatal` (router shutting down) and is closed                          |
-// | failCommand         | a command path traps (API and scripts); `afterCalls` lets N through    |
+// | failCommand         | a command path traps (API and scripts); `afterCalls` lets N through,   |
+// |                     | `times` stops trapping after N traps                                   |
 // | outOfFlash          | free-hdd-space 0, backups trap "not enough space"                      |
 // | loseBackup          | backup answers !done, no file                                          |
 // | emptyBackup         | backup file of 0 bytes                                                 |
@@ -40,6 +41,8 @@ export interface FailCommandFault {
   category?: number;
   /** The first N matching calls run normally; the (N+1)th and later trap (e.g. interrupt a restore midway). */
   afterCalls?: number;
+  /** Only this many calls trap (after `afterCalls`); later ones run normally again (a passing fault). */
+  times?: number;
 }
 
 export interface Faults {
@@ -219,7 +222,9 @@ export class FaultController extends EventEmitter {
     if (!match) return undefined;
     const seen = (this.failCalls.get(match) ?? 0) + 1;
     this.failCalls.set(match, seen);
-    return seen > (match.afterCalls ?? 0) ? match : undefined;
+    const after = match.afterCalls ?? 0;
+    if (seen <= after || (match.times !== undefined && seen > after + match.times)) return undefined;
+    return match;
   }
 
   /** Whether one more hotspot-user removal may take effect (and counts it). */

@@ -4,6 +4,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import type { SimContext } from './command-types.js';
+import { authenticate } from './user-accounts.js';
 
 export class FtpServer {
   private readonly server: Server;
@@ -102,7 +103,7 @@ export class FtpServer {
         return say(`331 Password required for ${arg}`);
       }
       if (cmd === 'PASS') {
-        authed = user === credentials.username && arg === credentials.password;
+        authed = authenticate(state, user, 'ftp', (password) => arg === password) !== undefined;
         return say(authed ? `230 User ${user} logged in` : '530 Login incorrect');
       }
       if (cmd === 'QUIT') {

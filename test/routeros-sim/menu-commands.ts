@@ -9,6 +9,7 @@ import { QueryError, compileQuery } from './query-filter.js';
 import type { RecordView } from './query-filter.js';
 import { formatDuration, formatId, normaliseBool, parseDuration } from './ros-format.js';
 import type { RouterState } from './router-state.js';
+import { checkGroupUnused, normalisePolicy } from './user-accounts.js';
 import { encodeWin1252 } from './win1252.js';
 
 type Verb = (table: MenuTable, ctx: CommandContext) => Promise<CommandResult> | CommandResult;
@@ -29,6 +30,7 @@ const CONTROL_ATTRS = new Set([
   'brief',
   'interval',
   'as-value',
+  'place-before',
 ]);
 
 /** Duration properties that also take a word instead of a time. */
@@ -177,19 +179,32 @@ const add: Verb = (table, ctx) => {
   const given = writableProps(table, ctx);
   const missing = (def.required ?? []).filter((p) => !given[p]);
   if (missing.length > 0) throw new RosTrap(`missing value(s) of argument(s) ${missing.join(', ')}`);
+  const before = placeBefore(table, ctx);
   const hook = MENU_HOOKS[table.path];
   const props = ordered(table, {
     ...def.defaults?.(ctx.sim.state.caps),
     ...(hook?.beforeAdd?.(ctx, given) ?? given),
   });
-  const rec = hook?.insert ? hook.insert(ctx, props) : table.insert(props);
+  const rec = hook?.insert ? hook.insert(ctx, props) : table.insert(props, undefined, before);
   hook?.afterWrite?.(ctx.sim.state, rec);
   return { ret: formatId(rec.id) };
 };
 
+/** The entry `add place-before=` names, on menus whose entries are ordered rules. */
+function placeBefore(table: MenuTable, ctx: CommandContext): SimRecord | undefined {
+  const ref = ctx.req.attrs.get('place-before');
+  if (ref === undefined) return undefined;
+  if (!table.def.ordered) throw new RosTrap('unknown parameter place-before');
+  const rec = table.resolve(ref);
+  if (!rec) throw noSuchItem();
+  return rec;
+}
+
 const set: Verb = (table, ctx) => {
   const { def } = table;
   if (def.readOnly) throw noSuchCommand();
+  // a rule is moved with `move`, not `set`
+  if (ctx.req.attrs.has('place-before')) throw new RosTrap('unknown parameter place-before');
   const hook = MENU_HOOKS[table.path];
   const recs = def.singleton ? [table.single()] : targets(table, ctx);
   for (const rec of recs) {
@@ -306,6 +321,34 @@ function wireguardKeys(privateKey?: string): { 'private-key': string; 'public-ke
   };
 }
 
+/** Actions of `/ip firewall nat`, the same on v6 and v7 for what is modelled. */
+const NAT_ACTIONS = new Set([
+  'accept',
+  'add-dst-to-address-list',
+  'add-src-to-address-list',
+  'dst-nat',
+  'jump',
+  'log',
+  'masquerade',
+  'netmap',
+  'passthrough',
+  'redirect',
+  'return',
+  'same',
+  'src-nat',
+]);
+
+function checkNatAction(props: Record<string, string>): void {
+  if (props.action !== undefined && !NAT_ACTIONS.has(props.action))
+    throw new RosTrap('input does not match any value of action');
+}
+
+function withPolicy(ctx: CommandContext, props: Record<string, string>): Record<string, string> {
+  if (props.policy !== undefined)
+    props.policy = normalisePolicy(ctx.sim.state.caps.userPolicies, props.policy);
+  return props;
+}
+
 const RADIUS_SERVICES = new Set(['hotspot', 'login', 'ppp', 'wireless', 'dhcp', 'ipsec', 'dot1x']);
 
 function checkRadiusProps(ctx: CommandContext, props: Record<string, string>): void {
@@ -362,6 +405,38 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
           disabled: rec.props.disabled ?? 'false',
         });
       }
+    },
+  },
+  '/interface/veth': {
+    // a veth is an interface like any other: /interface lists it
+    afterWrite: (state, rec) => {
+      const ifaces = state.table('/interface');
+      const name = rec.props.name ?? '';
+      if (!ifaces.findBy('name', name)) {
+        ifaces.insert({
+          name,
+          type: 'veth',
+          mtu: '1500',
+          'actual-mtu': '1500',
+          running: 'true',
+          disabled: 'false',
+        });
+      }
+    },
+  },
+  '/ip/firewall/nat': {
+    beforeAdd: (_ctx, props) => {
+      checkNatAction(props);
+      return props;
+    },
+    beforeSet: (_ctx, _rec, props) => checkNatAction(props),
+  },
+  '/user/group': {
+    beforeAdd: (ctx, props) => withPolicy(ctx, { policy: '', ...props }),
+    beforeSet: (ctx, _rec, props) => void withPolicy(ctx, props),
+    beforeRemove: (ctx, rec) => {
+      checkGroupUnused(ctx.sim.state, rec);
+      return true;
     },
   },
   '/ip/hotspot/user': {

@@ -53,6 +53,10 @@ export interface MenuDef {
    * on the API and "expected end of command" in a script. Unset: anything goes.
    */
   props?: string[];
+  /** Properties that are written but never printed (a user's password). */
+  hidden?: string[];
+  /** Rules in order: `add place-before=<id>` puts the new entry before that one (firewall). */
+  ordered?: boolean;
 }
 
 export type ChangeKind = 'add' | 'set' | 'remove';
@@ -105,11 +109,21 @@ export class MenuTable extends EventEmitter {
     this.nextId += count;
   }
 
-  /** Inserts without validation (seeding and the add command use it). */
-  insert(props: Record<string, string>, blob?: Buffer): SimRecord {
+  /** Inserts without validation (seeding and the add command use it); last, or before `before`. */
+  insert(props: Record<string, string>, blob?: Buffer, before?: SimRecord): SimRecord {
     const rec: SimRecord = { id: this.nextId++, props: { ...props } };
     if (blob) rec.blob = blob;
-    this.rows.set(rec.id, rec);
+    if (before && this.rows.has(before.id)) {
+      // the new entry takes the place, its id stays the next one: print order is not id order
+      const rows = [...this.rows.values()];
+      this.rows.clear();
+      for (const row of rows) {
+        if (row === before) this.rows.set(rec.id, rec);
+        this.rows.set(row.id, row);
+      }
+    } else {
+      this.rows.set(rec.id, rec);
+    }
     this.emit('change', 'add', rec);
     return rec;
   }
@@ -137,6 +151,7 @@ export class MenuTable extends EventEmitter {
   view(rec: SimRecord, extra?: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = this.def.singleton ? {} : { '.id': formatId(rec.id) };
     Object.assign(out, rec.props, extra);
+    for (const name of this.def.hidden ?? []) delete out[name];
     return out;
   }
 }

@@ -26,6 +26,7 @@ import { runScriptText } from './script-runner.js';
 import type { ScriptRunResult } from './script-runner.js';
 import { seedRouter } from './seed-data.js';
 import type { SeedOptions, SeedReport } from './seed-data.js';
+import { seedUserAccounts } from './user-accounts.js';
 import { capabilitiesFor } from './version-caps.js';
 import type { Capabilities } from './version-caps.js';
 
@@ -103,6 +104,7 @@ export class RouterSim {
       this.faults,
     );
     this.seedReport = seedRouter(this.state, options.identity ?? 'MikroTik', options.seed);
+    seedUserAccounts(this.state, options.username ?? 'admin', options.password ?? '');
     const rng = new Prng(`${serial}:runtime`);
     this.nas = new HotspotNas(this.state, this.faults, new Prng(`${serial}:nas`), {
       interimTimers: options.interimTimers ?? false,

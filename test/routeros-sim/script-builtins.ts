@@ -1,7 +1,7 @@
 // The `:` commands of RouterOS script: variables (:local :global :set),
 // control flow (:if :do :while :foreach :for), output (:log :put), :delay
 // (checked, never waited for) and :error, plus the value functions (:len
-// :pick :find :typeof :tostr :tonum :toarray).
+// :pick :find :typeof :tostr :tonum :toarray) and, on v7, :rndstr :rndnum.
 import type { SimContext } from './command-types.js';
 import { parseDuration } from './ros-format.js';
 import { ScriptError } from './script-menu-bridge.js';
@@ -10,6 +10,9 @@ import { CodeBlock, isTrue, length, toNumber, toText, typeOf } from './script-va
 import type { Value } from './script-values.js';
 
 const LOG_LEVELS = new Set(['info', 'warning', 'error', 'debug']);
+/** What `:rndstr` picks from without `from=`: ASCII letters and digits. */
+const RNDSTR_DEFAULT_FROM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const RNDSTR_DEFAULT_LENGTH = 16;
 
 /** Loops stop here rather than hang a test. */
 const MAX_ITERATIONS = 100_000;
@@ -166,7 +169,37 @@ export async function runBuiltin(name: string, ctx: BuiltinContext): Promise<Val
     }
     case 'nothing':
       return undefined;
+    case 'rndstr':
+    case 'rndnum': {
+      if (!ctx.sim.state.caps.scriptRandom) throw new ScriptError(`bad command name ${name}`, pos, true);
+      return name === 'rndstr' ? randomString(ctx) : randomNumber(ctx);
+    }
     default:
       throw new ScriptError(`bad command name ${name}`, pos, true);
   }
+}
+
+/** `:rndstr from=<characters> length=<count>`: `length` characters drawn from `from`. */
+async function randomString(ctx: BuiltinContext): Promise<Value> {
+  const fromItem = ctx.named('from');
+  const lengthItem = ctx.named('length');
+  const from = fromItem ? toText(await ctx.value(fromItem)) : RNDSTR_DEFAULT_FROM;
+  const count = lengthItem ? toNumber(await ctx.value(lengthItem)) : RNDSTR_DEFAULT_LENGTH;
+  if (count === undefined || count < 0 || !Number.isInteger(count))
+    throw new ScriptError('invalid value for argument length', lengthItem?.pos ?? ctx.pos);
+  if (from === '') throw new ScriptError('invalid value for argument from', fromItem?.pos ?? ctx.pos);
+  // the simulator's seeded source, so a run repeats; a router draws from its own entropy
+  return ctx.sim.rng.string(count, from);
+}
+
+/** `:rndnum from=<min> to=<max>`: an integer in [from, to]; both are required. */
+async function randomNumber(ctx: BuiltinContext): Promise<Value> {
+  const fromItem = ctx.named('from');
+  const toItem = ctx.named('to');
+  if (!fromItem || !toItem) throw new ScriptError('missing value(s) of argument(s) from, to', ctx.pos);
+  const min = toNumber(await ctx.value(fromItem));
+  const max = toNumber(await ctx.value(toItem));
+  if (min === undefined || max === undefined || min > max)
+    throw new ScriptError('invalid value for argument to', toItem.pos);
+  return ctx.sim.rng.int(min, max);
 }

@@ -53,6 +53,8 @@ const ITEM_VERBS = new Set([
   'unset',
   'run',
   'make-static',
+  'start',
+  'stop',
 ]);
 
 /** The unnamed argument of some commands: `/import file.rsc`, `/ping 8.8.8.8`, `/log info "x"`. */

@@ -47,7 +47,43 @@ export interface Capabilities {
   importErrorPrefix: string;
   /** Architecture name v7 prints for 64-bit ARM; v6 has no arm64 build. */
   arm64: boolean;
+  /**
+   * Policies a `/user group` may grant, in the order `print` lists them. v6 has `dude` and
+   * `tikapp`, v7 `rest-api` instead.
+   */
+  userPolicies: readonly string[];
+  /**
+   * The container package (`/container`, `/container/envs`, `/container/config`,
+   * `/interface/veth`): v7 only; modelled from 7.4, when envs took their key= layout.
+   */
+  container: boolean;
+  /** `:rndstr` and `:rndnum` exist (v7; sim assumption: from 7.0, the exact release is not verified). */
+  scriptRandom: boolean;
+  /** Property of `/container/envs` naming the list an env belongs to: `name` (7.4..7.19), `list` (7.20+). */
+  containerEnvListProp: 'name' | 'list';
 }
+
+const V6_POLICIES = [
+  'local',
+  'telnet',
+  'ssh',
+  'ftp',
+  'reboot',
+  'read',
+  'write',
+  'policy',
+  'test',
+  'winbox',
+  'password',
+  'web',
+  'sniff',
+  'sensitive',
+  'api',
+  'romon',
+  'dude',
+  'tikapp',
+];
+const V7_POLICIES = [...V6_POLICIES.slice(0, 16), 'rest-api'];
 
 export function parseVersion(text: string): RouterOsVersion {
   const m = /^(\d+)\.(\d+)(?:\.(\d+))?$/.exec(text.trim());
@@ -80,5 +116,9 @@ export function capabilitiesFor(versionText: string): Capabilities {
     scriptSlashPaths: v7,
     importErrorPrefix: v7 ? 'Script Error: ' : '',
     arm64: v7,
+    userPolicies: v7 ? V7_POLICIES : V6_POLICIES,
+    container: atLeast(v, 7, 4),
+    scriptRandom: v7,
+    containerEnvListProp: atLeast(v, 7, 20) ? 'list' : 'name',
   };
 }

@@ -111,10 +111,14 @@ export class FakeAgent {
   constructor(public url: string) {}
 
   /** Opens a socket and reads the challenge (verified by the pinned key once there is one). */
-  async dial(): Promise<FakeLink> {
+  async dial(headers?: Record<string, string>): Promise<FakeLink> {
     const link = new FakeLink(
       this,
-      new WebSocket(this.url, { perMessageDeflate: false, autoPong: this.answerPings }),
+      new WebSocket(this.url, {
+        perMessageDeflate: false,
+        autoPong: this.answerPings,
+        ...(headers ? { headers } : {}),
+      }),
     );
     await link.ready;
     this.link = link;

@@ -48,6 +48,8 @@ export class HubConnection {
   constructor(
     readonly ws: WebSocket,
     private readonly secretKey: string,
+    /** How far this hub's clock is from the real one (a controller without NTP). */
+    private readonly clockOffsetMs = 0,
   ) {}
 
   send<T extends MessageType>(type: T, body: MessageBody<T>): void {
@@ -55,6 +57,7 @@ export class HubConnection {
       sid: this.sid,
       seq: this.counter.next(),
       secretKey: this.secretKey,
+      now: new Date(Date.now() + this.clockOffsetMs),
     });
     this.ws.send(encodeEnvelope(envelope));
   }
@@ -73,6 +76,11 @@ export class FakeHub {
   readonly codes = new Map<string, { allocationId: string }>();
   readonly agents = new Map<string, AgentRecord>();
   readonly connections: HubConnection[] = [];
+  /**
+   * How far this hub's clock is from the real one: its signing times, challenge and default command
+   * deadlines read it. Like a controller that predates `ttl_ms`, the hub sends commands without one.
+   */
+  clockOffsetMs = 0;
   readonly current = new Map<string, HubConnection>();
   /** Every report frame received, duplicates included, in arrival order. */
   readonly reportLog: Report[] = [];
@@ -145,7 +153,7 @@ export class FakeHub {
   ): string {
     const conn = this.#connectionOf(agentId);
     const id = command.id ?? randomUUID();
-    const deadline = (command.deadline ?? new Date(Date.now() + 60_000)).toISOString();
+    const deadline = (command.deadline ?? new Date(Date.now() + this.clockOffsetMs + 60_000)).toISOString();
     conn.send('command', { id, name: command.name, params: command.params ?? {}, deadline });
     return id;
   }
@@ -185,13 +193,13 @@ export class FakeHub {
 
   #accept(ws: WebSocket): void {
     const signing = this.challengeKey ?? this.keyPair;
-    const conn = new HubConnection(ws, signing.secretKey);
+    const conn = new HubConnection(ws, signing.secretKey, this.clockOffsetMs);
     this.connections.push(conn);
     ws.on('error', () => undefined);
     conn.send('challenge', {
       nonce: conn.sid,
       controller_key: signing.publicKey,
-      server_time: new Date().toISOString(),
+      server_time: new Date(Date.now() + this.clockOffsetMs).toISOString(),
     });
     ws.on('message', (raw: RawFrame) => {
       try {

@@ -1,6 +1,6 @@
 // The real agent runtime in the test process, enrolled on a controller and driving a RouterOS
 // simulator, both on loopback: quiet logs, fast reconnects, no periodic reports to wait behind.
-import { SILENT_LOGGER } from '../../agent/logger.js';
+import { SILENT_LOGGER, type AgentLogger } from '../../agent/logger.js';
 import { startAgent, type RunningAgent } from '../../agent/runtime/agent-runtime.js';
 
 export interface LoopbackAgentOptions {
@@ -11,12 +11,14 @@ export interface LoopbackAgentOptions {
   router: { port: number; password: string; timeoutMs?: number };
   /** UDP ports of the agent's RADIUS relay on 127.0.0.1; no relay when absent. */
   relay?: { authPort: number; acctPort: number } | undefined;
+  /** Where the agent logs (silent when absent). */
+  logger?: AgentLogger;
 }
 
 export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgent> {
   return startAgent({
     stateDir: o.stateDir,
-    logger: SILENT_LOGGER,
+    logger: o.logger ?? SILENT_LOGGER,
     controllerUrl: o.controllerUrl,
     enrolCode: o.enrolCode,
     router: {

@@ -126,6 +126,27 @@ describe('command executor (journal rules)', () => {
     expect(transport.results()[0]?.fault).to.include({ code: 'DEADLINE_PASSED', retryable: false });
   });
 
+  it('counts the time to live from receipt, whatever the deadline says on this clock', async () => {
+    const DAY = 86_400_000;
+    const ex = executor();
+    // A controller a day behind: its deadline has long passed here, its time to live has not.
+    const behind = { ...command(), deadline: new Date(Date.now() - DAY).toISOString(), ttl_ms: 60_000 };
+    await ex.receive(behind);
+    await ex.idle();
+    expect(transport.results()[0]).to.include({ id: behind.id, status: 'DONE' });
+    // A controller a day ahead: its deadline is far off here, its 150 ms are not.
+    const slow = executor(() => new Promise(() => undefined));
+    const ahead = { ...command(), deadline: new Date(Date.now() + DAY).toISOString(), ttl_ms: 150 };
+    const started = performance.now();
+    await slow.receive(ahead);
+    await slow.idle();
+    expect(transport.results()[1]?.fault).to.include({ code: 'DEADLINE_PASSED' });
+    expect(performance.now() - started).to.be.below(2_000);
+    // The journal keeps the agent's own deadline: receipt plus time to live on this clock.
+    const entry = await journal.get(behind.id);
+    expect(Date.parse(entry!.expires_at!) - Date.parse(entry!.received_at)).to.equal(60_000);
+  });
+
   it('does not ack a command it could not journal', async () => {
     class FullDisk extends CommandJournal {
       override async put(): Promise<void> {
@@ -232,5 +253,21 @@ describe('command executor (journal rules)', () => {
     expect(await journal.get(old.id)).to.equal(undefined);
     expect(await journal.get(recent.id)).to.not.equal(undefined);
     expect(await journal.get(unfinished.id)).to.not.equal(undefined);
+  });
+
+  it("prunes by the agent's own deadline, not the controller's: a controller clock far behind prunes nothing early", async () => {
+    const now = new Date('2026-11-21T12:00:00Z');
+    // Received an hour ago from a controller a year behind.
+    const cmd: CommandBody = { ...command(), deadline: '2025-11-21T11:01:00.000Z', ttl_ms: 60_000 };
+    await journal.put({
+      command: cmd,
+      state: 'DONE',
+      received_at: '2026-11-21T11:00:00.000Z',
+      expires_at: '2026-11-21T11:01:00.000Z',
+      result: { id: cmd.id, status: 'DONE', output: {} },
+      result_sent: true,
+    });
+    expect(await journal.prune(now)).to.equal(0);
+    expect(await journal.prune(new Date('2026-11-28T11:02:00Z'))).to.equal(1);
   });
 });

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { ROUTER_CATALOGUE } from '../../../agent/commands/command-catalogue.js';
+import { SILENT_LOGGER } from '../../../agent/logger.js';
+import { routerCatalogue } from '../../../agent/commands/command-catalogue.js';
 import type { CommandCatalogue } from '../../../agent/commands/command-catalogue.js';
 import { CommandJournal } from '../../../agent/state/command-journal.js';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { afterTest, cleanUp, startSim, startTestAgent, waitUntil } from './agent
 function countingCatalogue(): { catalogue: CommandCatalogue; runs: Map<string, number> } {
   const runs = new Map<string, number>();
   const catalogue = Object.fromEntries(
-    Object.entries(ROUTER_CATALOGUE).map(([name, handler]) => [
+    Object.entries(routerCatalogue(SILENT_LOGGER)).map(([name, handler]) => [
       name,
       (context: never) => {
         runs.set(name, (runs.get(name) ?? 0) + 1);
@@ -146,6 +147,21 @@ describe('agent commands against the RouterOS simulator', () => {
     expect(result.fault).to.include({ code: 'DEADLINE_PASSED', retryable: false });
     expect(runs.get('router.facts')).to.equal(undefined);
   });
+
+  for (const [clock, offset] of [
+    ['a day ahead', 86_400_000],
+    ['a day behind', -86_400_000],
+  ] as const) {
+    it(`runs the commands of a controller ${clock} that sends no ttl_ms (deadline read against its own ts)`, async () => {
+      hub.clockOffsetMs = offset;
+      await ready();
+      const result = await run('router.facts');
+      expect(result.status, JSON.stringify(result.fault)).to.equal('DONE');
+      // Its deadline already passed on its own clock: refused, whatever the agent's clock says.
+      const late = await run('router.facts', {}, new Date(Date.now() + offset - 1000));
+      expect(late.fault).to.include({ code: 'DEADLINE_PASSED' });
+    });
+  }
 
   it('answers FAILED ROUTER_UNREACHABLE when the router is down, and stays up', async () => {
     const agent = await ready();

@@ -1,5 +1,5 @@
 // The migration and return commands through the whole agent (signed link, journal, executor,
-// ROUTER_CATALOGUE) against the RouterOS simulator: results as the controller receives them.
+// routerCatalogue) against the RouterOS simulator: results as the controller receives them.
 import { expect } from 'chai';
 import { FakeHub } from '../../support/fake-hub.js';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';

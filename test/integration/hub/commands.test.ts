@@ -58,6 +58,8 @@ forEachDatabase('agent commands', (database) => {
     expect(done.finished_at).to.be.a('string');
     expect(agent.deliveries.map((d) => d.id)).to.deep.equal([queued.id]);
     expect(agent.deliveries[0]!.deadline).to.equal(queued.deadline);
+    // And the time left, which the agent counts on its own clock (the controller's is manual here).
+    expect(agent.deliveries[0]!.ttl_ms).to.equal(10_000);
   });
 
   it('sends at once to a connected agent; waitForResult resolves; router.facts refreshes the facts', async () => {

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { readRadiusStatus } from '../../../agent/commands/radius-status.js';
 import { applyScript } from '../../../agent/commands/script-apply.js';
+import { SILENT_LOGGER } from '../../../agent/logger.js';
 import { RouterConnection } from '../../../agent/routeros/router-connection.js';
 import { isRouterError } from '../../../agent/routeros/router-error.js';
 import { parseCommandOutput } from '../../../protocol/index.js';
@@ -78,6 +79,7 @@ for (const [version, architecture] of [
       const applied = await applyScript(router, {
         name: SCRIPT_NAME,
         source: provisioningScript(NAS, TARGET),
+        logger: SILENT_LOGGER,
       });
       expect(parseCommandOutput('router.script.apply', applied).ok).to.equal(true);
       expect(
@@ -112,6 +114,7 @@ for (const [version, architecture] of [
       const err = await applyScript(router, {
         name: SCRIPT_NAME,
         source: provisioningScript(NAS, TARGET),
+        logger: SILENT_LOGGER,
       }).then(
         () => undefined,
         (e: unknown) => e,
@@ -129,7 +132,11 @@ for (const [version, architecture] of [
 
     it('replaces a temporary script left behind by an interrupted run', async () => {
       await sim.runScript(`/system script add name=${SCRIPT_NAME} source=":log info leftover"`);
-      await applyScript(router, { name: SCRIPT_NAME, source: provisioningScript(NAS, TARGET) });
+      await applyScript(router, {
+        name: SCRIPT_NAME,
+        source: provisioningScript(NAS, TARGET),
+        logger: SILENT_LOGGER,
+      });
       expect(radius().map((r) => r.comment)).to.deep.equal([`ticketnet:${NAS.id}`]);
       expect(
         sim.state

@@ -9,7 +9,8 @@ import {
   parseCommandParams,
 } from '../../../protocol/index.js';
 import type { CommandName } from '../../../protocol/index.js';
-import { CATALOGUE_NAMES, ROUTER_CATALOGUE } from '../../../agent/commands/command-catalogue.js';
+import { CATALOGUE_NAMES, routerCatalogue } from '../../../agent/commands/command-catalogue.js';
+import { SILENT_LOGGER } from '../../../agent/logger.js';
 
 const MIGRATION_COMMANDS = [
   'hotspot.users.names',
@@ -33,9 +34,9 @@ describe('protocol: migration and return commands', () => {
     for (const name of MIGRATION_COMMANDS) {
       expect(COMMANDS[name].defaultTimeoutSeconds, name).to.be.greaterThan(0);
       expect(CATALOGUE_NAMES, name).to.include(name);
-      expect(ROUTER_CATALOGUE[name], name).to.be.a('function');
+      expect(routerCatalogue(SILENT_LOGGER)[name], name).to.be.a('function');
     }
-    expect([...CATALOGUE_NAMES].sort()).to.deep.equal(Object.keys(ROUTER_CATALOGUE).sort());
+    expect([...CATALOGUE_NAMES].sort()).to.deep.equal(Object.keys(routerCatalogue(SILENT_LOGGER)).sort());
     expect(HOTSPOT_USERS_RESTORE_BATCH).to.equal(40);
     expect(HOTSPOT_USERS_REMOVE_MAX).to.equal(1000);
   });

@@ -5,6 +5,9 @@ import {
   isKnownCommand,
   parseCommandOutput,
   parseCommandParams,
+  changesRouter,
+  redactParams,
+  REDACTED,
 } from '../../../protocol/index.js';
 import type { CommandName, FaultCode } from '../../../protocol/index.js';
 import { BACKUP_OUTPUT } from './fixtures.js';
@@ -144,5 +147,46 @@ describe('protocol command catalogue', () => {
       'NO_SPACE',
       'BACKUP_EMPTY',
     ]);
+  });
+});
+
+describe('command catalogue: effects and secret params', () => {
+  it('says which commands change the router; unknown names change nothing', () => {
+    const changes = (Object.keys(COMMANDS) as CommandName[]).filter((name) => changesRouter(name));
+    expect(changes.sort()).to.deep.equal([
+      'hotspot.profiles.restore',
+      'hotspot.users.remove',
+      'hotspot.users.restore',
+      'router.script.apply',
+    ]);
+    for (const name of ['system.reboot', 'toString', '__proto__', ''])
+      expect(changesRouter(name), name).to.equal(false);
+  });
+
+  const cases: [string, unknown, unknown][] = [
+    [
+      'router.script.apply',
+      { name: 'ticketnet-radius', source: 'x' },
+      { name: 'ticketnet-radius', source: REDACTED },
+    ],
+    ['router.script.apply', { name: 'ticketnet-radius', source: REDACTED }, undefined],
+    ['router.script.apply', { name: 'ticketnet-radius' }, undefined],
+    ['hotspot.users.restore', { users: [{ name: 'v1', password: 'p' }] }, { users: REDACTED }],
+    ['router.ping', {}, undefined],
+    ['hotspot.users.remove', { names: ['v1'] }, undefined],
+    ['system.reboot', { source: 'x' }, undefined],
+    ['router.script.apply', null, undefined],
+    ['router.script.apply', 'source', undefined],
+  ];
+  for (const [name, params, expected] of cases) {
+    it(`redacts ${name} ${JSON.stringify(params)}`, () => {
+      expect(redactParams(name, params)).to.deep.equal(expected);
+    });
+  }
+
+  it('leaves the params it is given unchanged', () => {
+    const params = { name: 'n', source: 's' };
+    redactParams('router.script.apply', params);
+    expect(params).to.deep.equal({ name: 'n', source: 's' });
   });
 });

@@ -1,6 +1,12 @@
 import { expect } from 'chai';
-import { MESSAGE_SCHEMAS, MESSAGE_SENDERS, MESSAGE_TYPES, isMessageType } from '../../../protocol/index.js';
-import type { MessageType } from '../../../protocol/index.js';
+import {
+  MESSAGE_SCHEMAS,
+  MESSAGE_SENDERS,
+  MESSAGE_TYPES,
+  commandTtlMs,
+  isMessageType,
+} from '../../../protocol/index.js';
+import type { MessageBody, MessageType } from '../../../protocol/index.js';
 import { AGENT, COMMAND_ID, SAMPLE_BODIES, SID } from './fixtures.js';
 
 type Case = [MessageType, string, Record<string, unknown>];
@@ -12,6 +18,8 @@ const accepted: Case[] = [
   ['hello', 'with no capabilities', { ...s.hello, capabilities: [] }],
   ['command', 'with an unknown but well-formed name', { ...s.command, name: 'queue.apply_set' }],
   ['command', 'with empty params', { ...s.command, params: {} }],
+  ['command', 'with a time to live', { ...s.command, ttl_ms: 30_000 }],
+  ['command', 'with a time to live of 0 (already late)', { ...s.command, ttl_ms: 0 }],
   ['result', 'DONE without output', { id: COMMAND_ID, status: 'DONE' }],
   [
     'result',
@@ -45,6 +53,9 @@ const refused: Case[] = [
   ['command', 'with params as an array', { ...s.command, params: [] }],
   ['command', 'with an upper-case name', { ...s.command, name: 'Router.Facts' }],
   ['command', 'without deadline', { ...s.command, deadline: undefined }],
+  ['command', 'with a negative time to live', { ...s.command, ttl_ms: -1 }],
+  ['command', 'with a fractional time to live', { ...s.command, ttl_ms: 1.5 }],
+  ['command', 'with a time to live past a timer', { ...s.command, ttl_ms: 2 ** 31 }],
   ['ack', 'with an id that is not a UUID', { id: '42' }],
   ['result', 'FAILED without fault', { id: COMMAND_ID, status: 'FAILED' }],
   [
@@ -111,4 +122,30 @@ describe('protocol message schemas', () => {
     expect(Buffer.from(SID, 'base64')).to.have.length(32);
     expect(Buffer.from(AGENT.publicKey, 'base64')).to.have.length(32);
   });
+});
+
+describe('commandTtlMs', () => {
+  const cases: [string, Record<string, unknown>, string, number][] = [
+    [
+      'ttl_ms when sent',
+      { ttl_ms: 5_000, deadline: '2020-01-01T00:00:00.000Z' },
+      '2030-01-01T00:00:00.000Z',
+      5_000,
+    ],
+    [
+      'else deadline less signing time',
+      { deadline: '2025-03-01T12:02:00.000Z' },
+      '2025-03-01T12:00:00.000Z',
+      120_000,
+    ],
+    ['never below 0', { deadline: '2025-03-01T12:00:00.000Z' }, '2025-03-01T12:00:01.000Z', 0],
+    ['never past a timer', { deadline: '2026-03-01T12:00:00.000Z' }, '2025-03-01T12:00:00.000Z', 2 ** 31 - 1],
+  ];
+  for (const [name, fields, signedAt, expected] of cases) {
+    it(name, () => {
+      expect(commandTtlMs({ ...s.command, ...fields } as MessageBody<'command'>, signedAt)).to.equal(
+        expected,
+      );
+    });
+  }
 });

@@ -1,9 +1,10 @@
 // Runs a catalogue command the way the agent's executor does, without the link: params checked by
-// the protocol, the ROUTER_CATALOGUE handler, output checked by the protocol, errors as faults.
+// the protocol, the router catalogue's handler, output checked by the protocol, errors as faults.
 import { randomUUID } from 'node:crypto';
 import { parseCommandOutput, parseCommandParams } from '../../../../protocol/index.js';
 import type { Fault, MessageBody } from '../../../../protocol/index.js';
-import { ROUTER_CATALOGUE } from '../../../../agent/commands/command-catalogue.js';
+import { SILENT_LOGGER } from '../../../../agent/logger.js';
+import { routerCatalogue } from '../../../../agent/commands/command-catalogue.js';
 import type { CommandContext } from '../../../../agent/commands/command-catalogue.js';
 import { faultFromError } from '../../../../agent/commands/fault-from-error.js';
 import type { RouterConnection, RouterParams } from '../../../../agent/routeros/router-connection.js';
@@ -23,7 +24,9 @@ export async function runCommand(
     params,
     deadline: new Date(Date.now() + 60_000).toISOString(),
   } as MessageBody<'command'>;
-  const handler = ROUTER_CATALOGUE[check.value.name] as (c: CommandContext<never>) => Promise<unknown>;
+  const handler = routerCatalogue(SILENT_LOGGER)[check.value.name] as (
+    c: CommandContext<never>,
+  ) => Promise<unknown>;
   try {
     const output = await handler({
       router,

@@ -1,0 +1,120 @@
+// Who may run which catalogue command: a client's generic command route runs only the reads; a
+// command that changes the router is refused there (nothing queued) and stays reachable through
+// the modules that guard it (the runner they use).
+import { expect } from 'chai';
+import { COMMANDS, type CommandName } from '../../../protocol/index.js';
+import { forEachDatabase } from '../../support/databases.js';
+import { eventually, startHub, type HubTest } from './hub-fixture.js';
+
+/** Valid params for every catalogue command: a command added without a row here does not compile. */
+const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
+  'router.facts': {},
+  'router.ping': {},
+  'hotspot.users.export': { include_profiles: true },
+  'hotspot.users.names': {},
+  'hotspot.users.count': {},
+  'hotspot.users.remove': { names: ['v1'] },
+  'hotspot.profiles.restore': { profiles: [{ name: '1h' }] },
+  'hotspot.users.restore': { users: [{ name: 'v1', password: 'p', profile: '1h', disabled: false }] },
+  'backup.save': { name: 'nightly' },
+  'resellers.export': {},
+  'sales.export': { limit: 10 },
+  'router.script.apply': { name: 'ticketnet-radius', source: '/radius add secret="s3cr3t"' },
+  'radius.status': {},
+};
+
+/** What the client route answers for each command: the reads run, every change is refused. */
+const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
+  'router.facts': 202,
+  'router.ping': 202,
+  'hotspot.users.export': 202,
+  'hotspot.users.names': 202,
+  'hotspot.users.count': 202,
+  'hotspot.users.remove': 403,
+  'hotspot.profiles.restore': 403,
+  'hotspot.users.restore': 403,
+  'backup.save': 202,
+  'resellers.export': 202,
+  'sales.export': 202,
+  'router.script.apply': 403,
+  'radius.status': 202,
+};
+
+forEachDatabase('client command route: reads only', (database) => {
+  let h: HubTest;
+  beforeEach(async () => (h = await startHub(database)));
+  afterEach(async () => h.t.close());
+
+  const enqueue = (allocationId: string, body: unknown) =>
+    h.t.request('POST', `/api/v1/clients/allocations/${allocationId}/commands`, {
+      token: h.client.token,
+      body,
+    });
+  const stored = (allocationId: string) =>
+    h.t.db.db
+      .selectFrom('agent_commands')
+      .select(['id', 'name'])
+      .where('allocation_id', '=', allocationId)
+      .execute();
+
+  it('runs every read of the catalogue and refuses every change with 403 COMMAND_NOT_ALLOWED', async () => {
+    const agent = await h.enrolledAgent();
+    agent.withholdResults = true;
+    const allocationId = agent.allocationId!;
+    for (const name of Object.keys(COMMANDS) as CommandName[]) {
+      const expected = CLIENT_ROUTE[name];
+      expect(COMMANDS[name].effect, name).to.equal(expected === 202 ? 'read' : 'change');
+      const before = (await stored(allocationId)).length;
+      const res = await enqueue(allocationId, { name, params: VALID_PARAMS[name] });
+      expect(res.status, `${name}: ${JSON.stringify(res.body)}`).to.equal(expected);
+      if (expected === 403) {
+        expect(res.body).to.deep.equal({
+          success: false,
+          error: {
+            code: 'COMMAND_NOT_ALLOWED',
+            message: `${name} changes the router; it runs only through the module that guards it`,
+          },
+          details: { command: name },
+        });
+        expect(await stored(allocationId), name).to.have.length(before);
+      } else {
+        expect(res.body.data).to.include({ name, allocation_id: allocationId });
+        expect(await stored(allocationId), name).to.have.length(before + 1);
+      }
+    }
+    const reads = (Object.keys(CLIENT_ROUTE) as CommandName[]).filter((n) => CLIENT_ROUTE[n] === 202);
+    await eventually(
+      async () => agent.deliveries.map((d) => d.name),
+      (names) => names.length === reads.length,
+    );
+    expect(agent.deliveries.map((d) => d.name)).to.deep.equal(reads);
+  });
+
+  it('refuses a change even with bad params or for an unknown allocation (403 before anything else)', async () => {
+    const unknownAllocation = '00000000-0000-4000-8000-000000000000';
+    for (const body of [
+      { name: 'router.script.apply', params: { source: '' } },
+      { name: 'hotspot.users.remove', params: {} },
+    ]) {
+      const res = await enqueue(unknownAllocation, body);
+      expect(res.status, JSON.stringify(body)).to.equal(403);
+      expect(res.body.error.code).to.equal('COMMAND_NOT_ALLOWED');
+    }
+    expect(await h.t.db.db.selectFrom('agent_commands').select('id').execute()).to.deep.equal([]);
+  });
+
+  it('still lets a module run a change through the runner', async () => {
+    const agent = await h.enrolledAgent();
+    const output = { count_before: 2, count_after: 1, requested: 1, absent: 0, spared: 0 };
+    agent.execute = () => ({ status: 'DONE', output });
+    const { runner } = h.t.controller.services;
+    const outcome = await runner.run(
+      { clientId: h.client.id, allocationId: agent.allocationId! },
+      'hotspot.users.remove',
+      { names: ['v1'] },
+      5000,
+    );
+    expect(outcome).to.deep.equal({ kind: 'done', output });
+    expect(agent.deliveries.map((d) => d.name)).to.deep.equal(['hotspot.users.remove']);
+  });
+});
