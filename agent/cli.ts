@@ -98,7 +98,11 @@ withRouterOptions(
     )
     .option(
       '--radius-relay-allow <cidrs>',
-      "comma-separated IPv4 addresses/CIDR blocks allowed to use the relay, e.g. the router's 172.17.0.1/32 [env TICKETNET_RADIUS_RELAY_ALLOW, default any]",
+      "comma-separated IPv4 addresses/CIDR blocks allowed to use the relay (0.0.0.0/0: any) [env TICKETNET_RADIUS_RELAY_ALLOW, default the router's own addresses]",
+    )
+    .option(
+      '--radius-relay-advertise <ipv4>',
+      'address the router sends RADIUS to, when the agent cannot tell it (NAT) [env TICKETNET_RADIUS_RELAY_ADVERTISE, default the address the agent reaches the router from]',
     ),
 ).action(
   exitWith(

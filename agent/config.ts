@@ -125,8 +125,10 @@ export interface RadiusRelaySettings {
   host: string;
   authPort: number | null;
   acctPort: number | null;
-  /** Sources allowed to use the relay (the router's addresses); empty = any. */
+  /** Sources allowed to use the relay; empty = the router's own addresses (`/ip address`). */
   allow: Ipv4Block[];
+  /** The relay's address as the router sees it, when the operator sets it (else worked out). */
+  advertise?: string | undefined;
 }
 
 /** Relay options as commander hands them over. */
@@ -135,6 +137,7 @@ export interface RadiusRelayFlags {
   radiusRelayAuthPort?: string | undefined;
   radiusRelayAcctPort?: string | undefined;
   radiusRelayAllow?: string | undefined;
+  radiusRelayAdvertise?: string | undefined;
 }
 
 export const RADIUS_RELAY_ENV = {
@@ -142,6 +145,7 @@ export const RADIUS_RELAY_ENV = {
   authPort: 'TICKETNET_RADIUS_RELAY_AUTH_PORT',
   acctPort: 'TICKETNET_RADIUS_RELAY_ACCT_PORT',
   allow: 'TICKETNET_RADIUS_RELAY_ALLOW',
+  advertise: 'TICKETNET_RADIUS_RELAY_ADVERTISE',
 } as const;
 
 export const RADIUS_RELAY_DEFAULTS = { host: '0.0.0.0', authPort: 1812, acctPort: 1813 } as const;
@@ -181,5 +185,8 @@ export function radiusRelaySettings(
       throw new ConfigError(`RADIUS relay allow-list: "${item.trim()}" is not an IPv4 address or CIDR block`);
     allow.push(block);
   }
-  return { host, authPort, acctPort, allow };
+  const advertise = pick(flags.radiusRelayAdvertise, RADIUS_RELAY_ENV.advertise);
+  if (advertise !== undefined && ipv4ToNumber(advertise) === undefined)
+    throw new ConfigError(`RADIUS relay advertised address must be an IPv4 address, got "${advertise}"`);
+  return { host, authPort, acctPort, allow, ...(advertise !== undefined ? { advertise } : {}) };
 }

@@ -80,9 +80,9 @@ export const configSchema = z.object({
   /** Acct-Interim-Interval answered to NAS; sessions silent 3 × this long are closed as lost. */
   radiusInterimSeconds: z.coerce.number().int().min(60).max(86_400).default(300),
   /**
-   * Where an enrolled router sends RADIUS (its provisioning script's `/radius address=`): the site
-   * agent's relay address on the router's side (the agent container's address by default). A NAS
-   * on a VPN that talks to the controller directly would be given the controller's RADIUS address.
+   * Where an enrolled router sends RADIUS when its agent has not reported its relay's address (an
+   * agent without relay, or one older than that report): the agent container's address by default.
+   * An agent that reports its relay is used as it reports it.
    */
   radiusRelayAddress: z
     .string()
@@ -90,6 +90,14 @@ export const configSchema = z.object({
     .default('172.31.255.2'),
   radiusRelayAuthPort: z.coerce.number().int().min(1).max(65535).default(1812),
   radiusRelayAcctPort: z.coerce.number().int().min(1).max(65535).default(1813),
+  /**
+   * Where a NAS on a VPN registered for direct UDP RADIUS sends it (its `/radius address=`): this
+   * controller's RADIUS address as the VPN routes it. Unset: `radiusHost` unless it is a wildcard.
+   */
+  radiusDirectAddress: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$/, 'expected an IP address or a host name')
+    .optional(),
   /** How long an enrolment or a verification waits for each agent command before 503 RADIUS_BRIDGE_UNAVAILABLE. */
   nasBridgeTimeoutMs: z.coerce.number().int().min(100).max(120_000).default(20_000),
   /** The RADIUS flags: the migration confirmation job, its automatic confirmation, the daily affluence report. */
@@ -146,6 +154,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   radiusRelayAddress: 'TICKETNET_RADIUS_RELAY_ADDRESS',
   radiusRelayAuthPort: 'TICKETNET_RADIUS_RELAY_AUTH_PORT',
   radiusRelayAcctPort: 'TICKETNET_RADIUS_RELAY_ACCT_PORT',
+  radiusDirectAddress: 'TICKETNET_RADIUS_DIRECT_ADDRESS',
   nasBridgeTimeoutMs: 'TICKETNET_NAS_BRIDGE_TIMEOUT_MS',
   radiusMigrationWatchEnabled: 'TICKETNET_RADIUS_MIGRATION_WATCH_ENABLED',
   radiusReadyAutoConfirmEnabled: 'TICKETNET_RADIUS_READY_AUTO_CONFIRM_ENABLED',

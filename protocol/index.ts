@@ -98,3 +98,8 @@ export type { FaultCode, Fault } from './fault-codes.js';
 export { LINK_ERROR_CODES, FINAL_LINK_ERROR_CODES } from './link-error-codes.js';
 export type { LinkErrorCode } from './link-error-codes.js';
 export { normaliseEnrolCode } from './enrol-code.js';
+export {
+  RADIUS_RELAY_FACT,
+  RADIUS_RELAY_REPORT_SCHEMA,
+  type RadiusRelayReport,
+} from './radius-relay-report.js';

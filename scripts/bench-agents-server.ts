@@ -129,6 +129,9 @@ async function setup(): Promise<void> {
       free_hdd_bytes: null,
       total_hdd_bytes: null,
       facts_updated_at: null,
+      radius_relay_address: null,
+      radius_relay_auth_port: null,
+      radius_relay_acct_port: null,
     };
     rows.push(row);
     identities.push({ agent_id: row.agent_id!, allocation_id: row.id, secret_key: keys.secretKey });

@@ -35,7 +35,11 @@ export function parseIpv4Block(text: string): Ipv4Block | undefined {
 
 /** True when `address` is inside one of the blocks; an empty list allows every source. */
 export function allowed(blocks: readonly Ipv4Block[], address: string): boolean {
-  if (blocks.length === 0) return true;
+  return blocks.length === 0 || inBlocks(blocks, address);
+}
+
+/** True when `address` is inside one of the blocks; an empty list holds nothing. */
+export function inBlocks(blocks: readonly Ipv4Block[], address: string): boolean {
   const value = ipv4ToNumber(address);
   if (value === undefined) return false;
   return blocks.some((b) => (value & b.mask) >>> 0 === b.network);

@@ -9,10 +9,10 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
-import type { MessageBody } from '../../protocol/index.js';
+import type { MessageBody, RadiusRelayReport } from '../../protocol/index.js';
 import type { AgentLogger } from '../logger.js';
 import { CoaForwarder, type CoaTarget } from './coa-forwarder.js';
-import { allowed, type Ipv4Block } from './ipv4-cidr.js';
+import { allowed, inBlocks, type Ipv4Block } from './ipv4-cidr.js';
 
 export type RadiusFrame = MessageBody<'radius'>;
 export type RelayKind = 'auth' | 'acct';
@@ -25,13 +25,26 @@ export interface RelayTransport {
   isUp(): boolean;
 }
 
+/** The router's own addresses, the sources the relay takes RADIUS from by default. */
+export interface RouterAddresses {
+  /** Known without asking the router (the address the agent reaches it at). */
+  initial: readonly Ipv4Block[];
+  /** Reads the router's addresses (`/ip address`). */
+  read(): Promise<readonly Ipv4Block[]>;
+}
+
 export interface RadiusRelayOptions {
   host: string;
   /** null: that service is not relayed. 0: any free port (tests). */
   authPort: number | null;
   acctPort: number | null;
-  /** Sources allowed to use the relay; empty = any. */
-  allow: readonly Ipv4Block[];
+  /**
+   * Sources allowed to use the relay: an operator's list (empty = any), or the router's own
+   * addresses (the agent's default), read again when an unknown source knocks.
+   */
+  allow: readonly Ipv4Block[] | RouterAddresses;
+  /** The relay's address as the router sees it (what the router must send RADIUS to), when known. */
+  address?: string | undefined;
   transport: RelayTransport;
   logger: AgentLogger;
   /** Where Disconnect/CoA requests from the controller go (the router's /radius incoming). */
@@ -60,6 +73,10 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
+// The router's addresses are read again at most this often (an unknown source knocking repeatedly
+// must not turn into a router query per packet).
+const ROUTER_ADDRESSES_REFRESH_MS = 10_000;
+
 // A RADIUS packet is 20 to 4096 bytes (RFC 2865 §3); the link schema says the same.
 const MIN_PACKET = 20;
 const MAX_PACKET = 4096;
@@ -78,10 +95,14 @@ export class RadiusRelay {
   readonly #coa: CoaForwarder | undefined;
   #stopped = false;
   #addresses: RelayAddresses = {};
+  #routerBlocks: readonly Ipv4Block[] = [];
+  #routerReadAt = Number.NEGATIVE_INFINITY;
+  #routerReading: Promise<void> | undefined;
 
   constructor(options: RadiusRelayOptions) {
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? 5_000;
+    if ('read' in options.allow) this.#routerBlocks = options.allow.initial;
     this.#maxPending = options.maxPending ?? 1024;
     this.#coa = options.coa
       ? new CoaForwarder(options.coa, options.transport, options.logger, {
@@ -108,7 +129,63 @@ export class RadiusRelay {
       throw err;
     }
     this.#addresses = addresses;
+    this.refreshRouterAddresses();
     return addresses;
+  }
+
+  /**
+   * What the agent reports of its relay (a facts report's `radius_relay`): where the router must
+   * send RADIUS and the bound ports; null when the relay does not run or its address is unknown.
+   */
+  report(): RadiusRelayReport | null {
+    const { address } = this.#options;
+    if (this.#stopped || !address || (!this.#addresses.auth && !this.#addresses.acct)) return null;
+    return {
+      address,
+      auth_port: this.#addresses.auth?.port ?? null,
+      acct_port: this.#addresses.acct?.port ?? null,
+    };
+  }
+
+  /** The sources allowed by default right now (the router's addresses); empty with an operator's list. */
+  get routerAddresses(): readonly Ipv4Block[] {
+    return this.#routerBlocks;
+  }
+
+  /** Reads the router's addresses again (default allow-list), unless read very recently. Never throws. */
+  refreshRouterAddresses(): Promise<void> {
+    const { allow, logger } = this.#options;
+    if (!('read' in allow) || this.#stopped) return Promise.resolve();
+    if (this.#routerReading) return this.#routerReading;
+    if (performance.now() - this.#routerReadAt < ROUTER_ADDRESSES_REFRESH_MS) return Promise.resolve();
+    this.#routerReadAt = performance.now();
+    this.#routerReading = allow
+      .read()
+      .then(
+        (blocks) => {
+          const seen = new Set<string>();
+          this.#routerBlocks = [...allow.initial, ...blocks].filter((b) => {
+            const key = `${b.network}/${b.mask}`;
+            return !seen.has(key) && (seen.add(key), true);
+          });
+        },
+        (err: unknown) =>
+          logger.debug(
+            { err: (err as Error).message },
+            "router's addresses not read; the relay keeps the last known",
+          ),
+      )
+      .finally(() => (this.#routerReading = undefined));
+    return this.#routerReading;
+  }
+
+  #allowed(address: string): boolean {
+    const { allow } = this.#options;
+    if (!('read' in allow)) return allowed(allow, address);
+    if (inBlocks(this.#routerBlocks, address)) return true;
+    // An address the router got since it was last read (a new interface, DHCP): look again.
+    void this.refreshRouterAddresses();
+    return false;
   }
 
   /** The bound ports, once started. */
@@ -166,9 +243,9 @@ export class RadiusRelay {
   }
 
   #onDatagram(kind: RelayKind, socket: Socket, msg: Buffer, rinfo: RemoteInfo): void {
-    const { logger, transport, allow } = this.#options;
+    const { logger, transport } = this.#options;
     if (this.#stopped) return;
-    if (!allowed(allow, rinfo.address)) {
+    if (!this.#allowed(rinfo.address)) {
       this.stats.dropped.notAllowed += 1;
       logger.debug({ source: rinfo.address, kind }, 'radius packet from a source not allowed');
       return;

@@ -10,7 +10,11 @@ import { CommandExecutor } from '../commands/command-executor.js';
 import type { CommandTransport } from '../commands/command-executor.js';
 import type { RadiusRelaySettings, RouterSettings } from '../config.js';
 import { COA_PORT } from '../radius-relay/coa-forwarder.js';
+import { parseIpv4Block } from '../radius-relay/ipv4-cidr.js';
 import { RadiusRelay } from '../radius-relay/radius-relay.js';
+import { relayAddressAsRouterSeesIt } from '../radius-relay/relay-address.js';
+import { readRouterAddresses } from '../radius-relay/router-addresses.js';
+import { RADIUS_RELAY_FACT } from '../../protocol/index.js';
 import { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import { CommandJournal } from '../state/command-journal.js';
@@ -109,6 +113,8 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     notify: () => link.notifyOutbox(),
     logger,
     now,
+    // Where the router must send RADIUS: the controller writes it in the router's /radius entry.
+    extraFacts: () => ({ [RADIUS_RELAY_FACT]: radiusRelay?.report() ?? null }),
     ...options.reports,
   });
 
@@ -124,6 +130,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   };
   link.on('ready', () => {
     saveStatus({ state: 'ready', since: now().toISOString() });
+    void radiusRelay?.refreshRouterAddresses();
     reports.onConnected();
     void executor.resendUnsent().catch((err: unknown) => logger.warn(errorFields(err), 'resend failed'));
   });
@@ -144,7 +151,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   );
   pruneTimer.unref();
   saveStatus({});
-  const radiusRelay = await startRadiusRelay(options, link, logger);
+  const radiusRelay = await startRadiusRelay(options, link, router, logger);
   reports.start();
   link.start();
 
@@ -176,12 +183,24 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
 async function startRadiusRelay(
   options: AgentRuntimeOptions,
   link: AgentLink,
+  router: RouterConnection,
   logger: AgentLogger,
 ): Promise<RadiusRelay | undefined> {
   const settings = options.radiusRelay;
   if (!settings) return undefined;
+  const routerHost = parseIpv4Block(options.router.host);
   const relay = new RadiusRelay({
     ...settings,
+    // No list from the operator: the router's own addresses, so no other host can use the relay.
+    allow:
+      settings.allow.length > 0
+        ? settings.allow
+        : { initial: routerHost ? [routerHost] : [], read: () => readRouterAddresses(router) },
+    address: await relayAddressAsRouterSeesIt({
+      advertise: settings.advertise,
+      host: settings.host,
+      routerHost: options.router.host,
+    }),
     transport: { send: (body) => link.send('radius', body), isUp: () => link.session !== undefined },
     logger,
     coa: { host: options.router.host, port: settings.coaPort ?? COA_PORT, localAddress: settings.host },
@@ -190,7 +209,12 @@ async function startRadiusRelay(
   try {
     const addresses = await relay.start();
     logger.info(
-      { auth: addresses.auth?.port, acct: addresses.acct?.port, host: settings.host },
+      {
+        auth: addresses.auth?.port,
+        acct: addresses.acct?.port,
+        host: settings.host,
+        routerSendsTo: relay.report()?.address ?? null,
+      },
       'radius relay listening',
     );
     return relay;

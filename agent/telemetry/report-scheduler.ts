@@ -20,6 +20,8 @@ export interface ReportSchedulerOptions {
    * identical facts (default 60 s).
    */
   factsMinSpacingMs?: number;
+  /** Members a facts report carries besides the router's facts (the agent's own, e.g. its relay). */
+  extraFacts?: () => Record<string, unknown>;
   now?: () => Date;
 }
 
@@ -80,7 +82,7 @@ export class ReportScheduler {
     this.#lastFacts = now;
     try {
       const facts = await readFacts(this.#o.router);
-      await this.#store('facts', { ...facts });
+      await this.#store('facts', { ...facts, ...this.#o.extraFacts?.() });
     } catch (err) {
       this.#lastFacts = Number.NEGATIVE_INFINITY;
       this.#o.logger.warn({ fault: faultFromError(err) }, 'facts report skipped: router not readable');

@@ -48,6 +48,10 @@ export const ERROR_STATUS = {
   DEPLOYMENT_IN_PROGRESS: 409,
   VPN_TUNNEL_NOT_CONNECTED: 409,
   NAS_NOT_ACTIVE: 409,
+  /** A NAS registered for direct UDP RADIUS names a source address another live NAS has. */
+  NAS_ADDRESS_TAKEN: 409,
+  /** Direct UDP RADIUS is not listening (or has no address a router can reach). */
+  RADIUS_DIRECT_UNAVAILABLE: 409,
   /** The migration inventory refused the router (`motif`); nothing was touched. */
   MIGRATION_NOT_ALLOWED: 409,
   MIGRATION_IN_PROGRESS: 409,

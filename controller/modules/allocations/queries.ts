@@ -12,6 +12,9 @@ export type FactColumns = Partial<
     | 'board_name'
     | 'free_hdd_bytes'
     | 'total_hdd_bytes'
+    | 'radius_relay_address'
+    | 'radius_relay_auth_port'
+    | 'radius_relay_acct_port'
   >
 >;
 

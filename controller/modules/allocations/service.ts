@@ -1,4 +1,9 @@
-import { ROUTER_FACTS_SCHEMA, type MessageBody } from '../../../protocol/index.js';
+import {
+  RADIUS_RELAY_FACT,
+  RADIUS_RELAY_REPORT_SCHEMA,
+  ROUTER_FACTS_SCHEMA,
+  type MessageBody,
+} from '../../../protocol/index.js';
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
@@ -39,6 +44,11 @@ export interface AllocationView {
     total_hdd_bytes: number | null;
     updated_at: string | null;
   };
+  /**
+   * Where the agent takes the router's RADIUS (its relay), as its latest facts report said; null
+   * when it reported none.
+   */
+  radius_relay: { address: string; auth_port: number | null; acct_port: number | null } | null;
 }
 
 export interface Enrolment {
@@ -120,6 +130,9 @@ export class AllocationsService {
       board_name: null,
       free_hdd_bytes: null,
       total_hdd_bytes: null,
+      radius_relay_address: null,
+      radius_relay_auth_port: null,
+      radius_relay_acct_port: null,
       facts_updated_at: null,
     };
     await q.insertAllocation(this.db, row);
@@ -233,11 +246,30 @@ export class AllocationsService {
       free_hdd_bytes: f.free_hdd_bytes,
       total_hdd_bytes: f.total_hdd_bytes,
     };
+    Object.assign(columns, this.#relayColumns(allocationId, facts));
     // Absent facts leave their column alone rather than erasing what an earlier report said.
     for (const key of Object.keys(columns) as (keyof q.FactColumns)[]) {
       if (columns[key] === undefined) delete columns[key];
     }
     await q.updateFacts(db, allocationId, columns, at);
+  }
+
+  /** The relay member of a facts report: null clears it (the agent relays nothing); absent leaves it. */
+  #relayColumns(allocationId: string, facts: unknown): q.FactColumns {
+    if (typeof facts !== 'object' || facts === null || !(RADIUS_RELAY_FACT in facts)) return {};
+    const value = (facts as Record<string, unknown>)[RADIUS_RELAY_FACT];
+    if (value === null)
+      return { radius_relay_address: null, radius_relay_auth_port: null, radius_relay_acct_port: null };
+    const parsed = RADIUS_RELAY_REPORT_SCHEMA.safeParse(value);
+    if (!parsed.success) {
+      this.logger.warn({ allocationId }, 'radius relay of a facts report does not match the schema');
+      return {};
+    }
+    return {
+      radius_relay_address: parsed.data.address,
+      radius_relay_auth_port: parsed.data.auth_port,
+      radius_relay_acct_port: parsed.data.acct_port,
+    };
   }
 
   async #viewWithLink(row: AllocationsTable): Promise<AllocationView> {
@@ -269,6 +301,13 @@ export class AllocationsService {
         total_hdd_bytes: row.total_hdd_bytes,
         updated_at: row.facts_updated_at,
       },
+      radius_relay: row.radius_relay_address
+        ? {
+            address: row.radius_relay_address,
+            auth_port: row.radius_relay_auth_port === null ? null : Number(row.radius_relay_auth_port),
+            acct_port: row.radius_relay_acct_port === null ? null : Number(row.radius_relay_acct_port),
+          }
+        : null,
     };
   }
 }

@@ -23,6 +23,10 @@ export interface AllocationsTable {
   total_hdd_bytes: number | null;
   /** Time of the facts as the agent read them (not when they arrived), so an old resend never wins. */
   facts_updated_at: string | null;
+  /** The agent's RADIUS relay as its facts report said: its address as the router sees it. */
+  radius_relay_address: string | null;
+  radius_relay_auth_port: number | null;
+  radius_relay_acct_port: number | null;
 }
 
 export type ReportKind = 'facts' | 'telemetry' | 'event';

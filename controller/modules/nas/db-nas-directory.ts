@@ -14,6 +14,9 @@ const RELAY_PREFIX = 'agent:';
  */
 export const relayIdentity = (allocationId: string): string => `${RELAY_PREFIX}${allocationId}`;
 
+/** True for a relay identity; false for a NAS known by its source address (direct UDP). */
+export const isRelayIdentity = (nasname: string): boolean => nasname.startsWith(RELAY_PREFIX);
+
 export interface DbNasDirectoryOptions {
   /** How long an answer is reused (default 5 s). */
   ttlMs?: number;

@@ -12,9 +12,16 @@ import type { AgentCommandRunner, AgentOutcome } from '../../hub/index.js';
 import { errorFields, type Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
 import type { ProfilesService } from '../tickets/index.js';
-import { bridgeUnavailable, deploymentInProgress, provisionError, type DeployStep } from './errors.js';
+import {
+  bridgeUnavailable,
+  deploymentInProgress,
+  directRadiusOff,
+  provisionError,
+  type DeployStep,
+} from './errors.js';
 import type { NasRegistry } from './nas-registry.js';
-import { provisioningScript, SCRIPT_NAME, type RadiusTarget } from './provisioning-script.js';
+import { provisioningScript, SCRIPT_NAME } from './provisioning-script.js';
+import type { RadiusTargets } from './radius-targets.js';
 import * as q from './queries.js';
 import type { NasTable } from './tables.js';
 
@@ -30,7 +37,7 @@ export interface DeploymentDeps {
   runner: AgentCommandRunner;
   profiles: ProfilesService;
   registry: NasRegistry;
-  target: RadiusTarget;
+  targets: RadiusTargets;
   /** Longest wait for each agent command. */
   bridgeTimeoutMs: number;
 }
@@ -50,6 +57,8 @@ export interface DeploymentResult {
 export interface DeploymentOptions {
   /** Read the router's hotspot profiles into the ticket store first (default true). */
   syncHotspot?: boolean;
+  /** The NAS's RADIUS identity (`NasRegistry.resolve`); undefined keeps the NAS's own. */
+  nasname?: string | undefined;
 }
 
 interface Held {
@@ -68,7 +77,7 @@ export class NasDeployment {
     allocation: AllocationView,
     options: DeploymentOptions = {},
   ): Promise<DeploymentResult> {
-    const held = await this.#acquire(clientId, allocation);
+    const held = await this.#acquire(clientId, allocation, options.nasname);
     try {
       return await this.#deploy(clientId, allocation, held, options.syncHotspot ?? true);
     } catch (err) {
@@ -95,13 +104,19 @@ export class NasDeployment {
     held: Held,
     syncHotspot: boolean,
   ): Promise<DeploymentResult> {
-    const target = { clientId, allocationId: allocation.id };
+    const routerTarget = { clientId, allocationId: allocation.id };
     const { runner, registry } = this.deps;
     const sync = syncHotspot ? await this.#sync(clientId, allocation.id, held) : null;
 
-    const script = provisioningScript(held.nas, this.deps.target);
+    const target = this.deps.targets.forNas(held.nas, allocation);
+    if (!target) {
+      // Direct RADIUS stopped listening since the enrolment checked it: nothing sent yet.
+      await this.#release(clientId, allocation.id, held.token, held.created ? held.nas.id : null);
+      throw directRadiusOff();
+    }
+    const script = provisioningScript(held.nas, target);
     const applied = await runner.run(
-      target,
+      routerTarget,
       'router.script.apply',
       { name: SCRIPT_NAME, source: script },
       this.#waitMs(held),
@@ -170,11 +185,11 @@ export class NasDeployment {
     return { cancelled };
   }
 
-  async #acquire(clientId: string, allocation: AllocationView): Promise<Held> {
+  async #acquire(clientId: string, allocation: AllocationView, nasname?: string): Promise<Held> {
     // A lock released between the failed take and the read of its holder: the other deployment
     // just ended, so this one may go; a few rounds at most.
     for (let round = 0; round < 3; round++) {
-      const held = await this.#tryAcquire(clientId, allocation);
+      const held = await this.#tryAcquire(clientId, allocation, nasname);
       if (held) return held;
       const lock = await q.findLock(this.deps.db, clientId, allocation.id);
       const nas = lock?.nas_id ? await q.findLive(this.deps.db, clientId, lock.nas_id) : undefined;
@@ -183,7 +198,11 @@ export class NasDeployment {
     throw new Error(`deployment lock of allocation ${allocation.id} neither free nor readable`);
   }
 
-  async #tryAcquire(clientId: string, allocation: AllocationView): Promise<Held | undefined> {
+  async #tryAcquire(
+    clientId: string,
+    allocation: AllocationView,
+    nasname: string | undefined,
+  ): Promise<Held | undefined> {
     const { db, clock, registry } = this.deps;
     const token = newId();
     const now = clock.now();
@@ -205,7 +224,7 @@ export class NasDeployment {
         startedAt,
       );
       if (!lock) return undefined;
-      const { nas, created } = await registry.resolve(trx, clientId, allocation, 'server');
+      const { nas, created } = await registry.resolve(trx, clientId, allocation, 'server', nasname);
       // Taking over a cancelled deployment inherits what it created, so a failure here undoes it.
       const owns = created || (lock.nas_id === nas.id && lock.nas_created === 1);
       await q.setLockNas(trx, allocation.id, token, nas.id, owns);

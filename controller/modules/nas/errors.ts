@@ -62,6 +62,19 @@ export function tunnelNotConnected(routerSerial: string, allocation: AllocationV
   );
 }
 
+/** A direct (VPN) NAS needs the controller's UDP RADIUS listening at an address routers reach. */
+export const directRadiusOff = (): AppError =>
+  new AppError(
+    'RADIUS_DIRECT_UNAVAILABLE',
+    'Direct UDP RADIUS is not enabled on this controller; enrol the router through its agent instead',
+  );
+
+/** Another live NAS (of any tenant) is known by this source address: packets could not tell them apart. */
+export const nasAddressTaken = (address: string): AppError =>
+  new AppError('NAS_ADDRESS_TAKEN', `Another NAS is already registered with the address ${address}`, {
+    details: [{ field: 'nas_address', message: 'already registered for another router' }],
+  });
+
 export type DeployStep = 'SYNC' | 'APPLY';
 
 export function provisionError(

@@ -2,8 +2,12 @@ import { defineModule } from '../define-module.js';
 import { nasEnrolBodyGuard } from './body-guard.js';
 import { DbNasDirectory } from './db-nas-directory.js';
 import { deploymentSweepJob } from './jobs.js';
+import { RadiusTargets } from './radius-targets.js';
 import { nasRoutes } from './routes.js';
 import { NasService } from './service.js';
+
+// A wildcard bind says nothing of the address a router must send to.
+const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 
 export const nasModule = defineModule({
   name: 'nas',
@@ -25,13 +29,32 @@ export const nasModule = defineModule({
         openSessionsByNas: (clientId, nasIds) => use('radius').openSessionsByNas(clientId, nasIds),
       },
       directory: nasDirectory,
-      target: {
-        address: config.radiusRelayAddress,
-        authPort: config.radiusRelayAuthPort,
-        acctPort: config.radiusRelayAcctPort,
+      targets: new RadiusTargets({
+        relayFallback: {
+          address: config.radiusRelayAddress,
+          authPort: config.radiusRelayAuthPort,
+          acctPort: config.radiusRelayAcctPort,
+        },
         interimSeconds: config.radiusInterimSeconds,
-      },
+        // Direct UDP RADIUS listens (or not) once the controller listens; asked per request.
+        direct: {
+          endpoint: () => {
+            const bound = use('radius').addresses;
+            const address =
+              config.radiusDirectAddress ??
+              (WILDCARDS.has(config.radiusHost) ? undefined : config.radiusHost);
+            return bound && address
+              ? { address, authPort: bound.auth.port, acctPort: bound.acct.port }
+              : null;
+          },
+        },
+      }),
       bridgeTimeoutMs: config.nasBridgeTimeoutMs,
+      // The reseller takeover is built after this module; it is reached once an enrolment ends.
+      enrolled: {
+        routerEnrolled: (clientId, allocationId) =>
+          use('takeover').startAfterEnrolment(clientId, allocationId),
+      },
     });
     return {
       services: { nas, nasDirectory },

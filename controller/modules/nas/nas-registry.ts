@@ -13,7 +13,7 @@ import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { AllocationView } from '../allocations/index.js';
 import { relayIdentity, type DbNasDirectory } from './db-nas-directory.js';
-import { nasNotFound } from './errors.js';
+import { nasAddressTaken, nasNotFound } from './errors.js';
 import { shortnameFor } from './nas-view.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
@@ -54,10 +54,22 @@ export class NasRegistry {
     clientId: string,
     allocation: AllocationView,
     applyMode: NasApplyMode,
+    /** The nasname asked for; undefined keeps an existing NAS's (a new one is relayed). */
+    nasname?: string,
   ): Promise<{ nas: NasTable; created: boolean }> {
+    const wanted = nasname ?? relayIdentity(allocation.id);
+    if (nasname !== undefined) {
+      const holder = await q.lookupByNasname(trx, nasname);
+      if (holder && holder.allocation_id !== allocation.id) throw nasAddressTaken(nasname);
+    }
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const existing = await q.findLiveForAllocation(trx, clientId, allocation.id);
-      if (existing) return { nas: existing, created: false };
+      if (existing) {
+        if (nasname === undefined || existing.nasname === nasname) return { nas: existing, created: false };
+        // Enrolled again with the other transport: same NAS and secret, another RADIUS identity.
+        await q.setNasname(trx, clientId, existing.id, nasname, iso(this.clock.now()));
+        return { nas: { ...existing, nasname }, created: false };
+      }
       const primary = await q.findPrimary(trx, clientId);
       const id = newId();
       const now = iso(this.clock.now());
@@ -66,7 +78,7 @@ export class NasRegistry {
         id,
         client_id: clientId,
         allocation_id: allocation.id,
-        nasname: relayIdentity(allocation.id),
+        nasname: wanted,
         shortname: shortnameFor(allocation, id),
         secret: randomBytes(20).toString('hex'),
         role: primary ? 'MEMBER' : 'PRIMARY',

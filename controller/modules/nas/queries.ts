@@ -79,6 +79,15 @@ export const insertNas = (db: Db, row: NasTable) =>
     .returningAll()
     .executeTakeFirst();
 
+export const setNasname = (db: Db, clientId: string, id: string, nasname: string, now: string) =>
+  db
+    .updateTable('nas')
+    .set({ nasname, updated_at: now })
+    .where('client_id', '=', clientId)
+    .where('id', '=', id)
+    .where('status', '<>', 'DELETED')
+    .execute();
+
 export const setRole = (db: Db, clientId: string, id: string, role: NasRole, now: string) =>
   db
     .updateTable('nas')
@@ -126,7 +135,7 @@ export async function softDelete(
 
 // ---- RADIUS directory ----------------------------------------------------------------------
 
-const DIRECTORY_COLUMNS = ['id', 'client_id', 'secret'] as const;
+const DIRECTORY_COLUMNS = ['id', 'client_id', 'secret', 'allocation_id'] as const;
 
 export const lookupByNasname = (db: Db, nasname: string) =>
   db

@@ -12,7 +12,8 @@ import type { AllocationView, AllocationsService } from '../allocations/index.js
 import type { ProfilesService } from '../tickets/index.js';
 import type { DbNasDirectory } from './db-nas-directory.js';
 import { NasDeployment, type DeploymentResult } from './deployment.js';
-import { deploymentInProgress, nasNotFound, tunnelNotConnected } from './errors.js';
+import { isRelayIdentity, relayIdentity } from './db-nas-directory.js';
+import { deploymentInProgress, directRadiusOff, nasNotFound, tunnelNotConnected } from './errors.js';
 import { NasRegistry } from './nas-registry.js';
 import {
   nasView,
@@ -31,6 +32,7 @@ import {
   SCRIPT_NAME,
   type RadiusTarget,
 } from './provisioning-script.js';
+import type { RadiusTargets } from './radius-targets.js';
 import * as q from './queries.js';
 import type { NasApplyMode, NasTable } from './tables.js';
 import { buildTopology, type Topology } from './topology.js';
@@ -46,15 +48,30 @@ export interface NasServiceDeps {
   profiles: ProfilesService;
   sessions: OpenSessionCounter;
   directory: DbNasDirectory;
-  /** Where enrolled routers send RADIUS. */
-  target: RadiusTarget;
+  /** Where each enrolled router sends RADIUS. */
+  targets: RadiusTargets;
   /** Longest wait for each agent command of an enrolment or a verification. */
   bridgeTimeoutMs: number;
+  /**
+   * Told of each enrolment that went through: a server-mode deployment that completed, or the
+   * verify that activated an app-applied NAS (`app_apply` sends nothing to the router by itself).
+   */
+  enrolled?: EnrolmentListener;
+}
+
+/** What a later module hands the NAS module to hear of enrolments; must not throw nor wait. */
+export interface EnrolmentListener {
+  routerEnrolled(clientId: string, allocationId: string): void;
 }
 
 export interface EnrolInput {
   routerSerial: string;
   applyMode: NasApplyMode;
+  /**
+   * How the router reaches RADIUS: through its agent's relay, or straight over a VPN from this
+   * source address. Absent: as the router's NAS already does (through its agent for a new one).
+   */
+  transport?: { kind: 'relay' } | { kind: 'direct'; address: string };
 }
 
 export type EnrolResult =
@@ -106,18 +123,23 @@ export class NasService {
     const allocation = await this.#allocationBySerial(clientId, input.routerSerial);
     if (!allocation || allocation.link_state !== 'CONNECTED')
       throw tunnelNotConnected(input.routerSerial, allocation);
+    const nasname = this.#nasnameFor(allocation, input.transport);
     if (input.applyMode === 'app_apply') {
       const { nas } = await this.deps.db
         .transaction()
-        .execute((trx) => this.#registry.resolve(trx, clientId, allocation, 'app_apply'));
+        .execute((trx) => this.#registry.resolve(trx, clientId, allocation, 'app_apply', nasname));
       this.directory.invalidate();
       return {
         apply_mode: 'app_apply',
         nas: await this.#view(clientId, nas, allocation),
-        provisioning: { ...provisioningBlock(nas), script: provisioningScript(nas, this.deps.target) },
+        provisioning: {
+          ...provisioningBlock(nas),
+          script: provisioningScript(nas, this.#target(nas, allocation)),
+        },
       };
     }
-    const { nas, ...outcome } = await this.#deployment.run(clientId, allocation);
+    const { nas, ...outcome } = await this.#deployment.run(clientId, allocation, { nasname });
+    this.#enrolled(clientId, allocation.id);
     return {
       apply_mode: 'server',
       nas: await this.#view(clientId, nas, allocation),
@@ -128,7 +150,8 @@ export class NasService {
 
   async provisioning(clientId: string, nasId: string) {
     const nas = await this.#find(clientId, nasId);
-    const { target } = this.deps;
+    const allocation = await this.deps.allocations.get(clientId, nas.allocation_id);
+    const target = this.#target(nas, allocation);
     return {
       nas_id: nas.id,
       apply_mode: nas.apply_mode,
@@ -136,6 +159,7 @@ export class NasService {
       script_name: SCRIPT_NAME,
       script: provisioningScript(nas, target),
       radius: {
+        transport: isRelayIdentity(nas.nasname) ? 'relay' : 'direct',
         address: target.address,
         authentication_port: target.authPort,
         accounting_port: target.acctPort,
@@ -163,10 +187,18 @@ export class NasService {
         deployment: { status: 'DEPLOYING', started_at: lock.started_at },
       };
     }
-    const report = await verifyRouter(this.deps, clientId, nas, allocation);
+    const report = await verifyRouter(
+      { ...this.deps, target: this.#target(nas, allocation) },
+      clientId,
+      nas,
+      allocation,
+    );
     if (report.verified) {
       await q.markVerified(this.deps.db, clientId, nas.id, iso(this.deps.clock.now()));
+      const pending = nas.status === 'PENDING';
       nas = (await this.#registry.activate(clientId, nas.id)) ?? nas;
+      // An app-applied enrolment goes through here, where its router first answers as a NAS.
+      if (pending && nas.status === 'ACTIVE') this.#enrolled(clientId, nas.allocation_id);
     }
     return { nas: await this.#view(clientId, nas, allocation), ...report, deployment: null };
   }
@@ -207,6 +239,37 @@ export class NasService {
   /** Cancels the server-mode deployments whose lock has expired (what they created goes). */
   cancelExpiredDeployments(now: Date) {
     return this.#deployment.cancelExpired(now);
+  }
+
+  /** Where this NAS's router sends RADIUS; a direct NAS needs direct RADIUS listening. */
+  #target(nas: Pick<NasTable, 'nasname'>, allocation: AllocationView | undefined): RadiusTarget {
+    const target = this.deps.targets.forNas(nas, allocation);
+    if (!target) throw directRadiusOff();
+    return target;
+  }
+
+  /**
+   * The nasname an enrolment asks for: the relay identity, the router's VPN source address, or
+   * undefined to keep the NAS's own (a new NAS then gets the relay identity).
+   */
+  #nasnameFor(allocation: AllocationView, transport: EnrolInput['transport']): string | undefined {
+    if (!transport) return undefined;
+    if (transport.kind === 'relay') return relayIdentity(allocation.id);
+    // Checked before anything is written: a script without a reachable server is no enrolment.
+    if (!this.deps.targets.direct()) throw directRadiusOff();
+    return transport.address;
+  }
+
+  #enrolled(clientId: string, allocationId: string): void {
+    try {
+      this.deps.enrolled?.routerEnrolled(clientId, allocationId);
+    } catch (err) {
+      // What follows an enrolment never undoes it.
+      this.deps.logger.warn(
+        { clientId, allocationId, err: (err as Error).message },
+        'enrolment listener failed',
+      );
+    }
   }
 
   async #find(clientId: string, nasId: string): Promise<NasTable> {

@@ -378,6 +378,7 @@ export class ResellersService {
         principal.tenantId,
         {
           profileId: profile.id,
+          profileRef: input.profile_id,
           quantity: input.quantity,
           comment: input.comment ?? null,
           resellerName: row.username,

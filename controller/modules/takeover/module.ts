@@ -6,9 +6,9 @@ export const takeoverModule = defineModule({
   name: 'takeover',
   tables: ['reseller_router_links'],
   provides: ['takeover'],
-  build: ({ db, clock, use }) => {
+  build: ({ db, clock, logger, use }) => {
     // It reads the router through its agent (never a transaction open while it waits).
-    const takeover = new TakeoverService(db, clock, use('resellers'), use('runner'));
+    const takeover = new TakeoverService(db, clock, use('resellers'), use('runner'), logger);
     return { services: { takeover }, routes: (api) => takeoverRoutes(api, { takeover }) };
   },
 });

@@ -8,7 +8,9 @@ import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { AppError } from '../../core/app-error.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
+import type { Logger } from '../../logger.js';
 import type { ImportTarget, ImportedLine, ResellersService } from '../resellers/index.js';
 import {
   groupTags,
@@ -84,12 +86,50 @@ interface Step {
 }
 
 export class TakeoverService {
+  /** Automatic takeovers under way, by allocation: one at a time per router. */
+  readonly #automatic = new Map<string, Promise<void>>();
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly resellers: ResellersService,
     private readonly runner: AgentCommandRunner,
+    private readonly logger: Logger,
   ) {}
+
+  /**
+   * The takeover a router's RADIUS enrolment starts by itself, after the enrolment has answered:
+   * it never delays nor fails the enrolment. Its outcome is logged (counts, or the error's code
+   * and message); the manager replays it with `POST /v1/radius/resellers/takeover`, which changes
+   * nothing when this one went through. A second start while one runs for the router is ignored.
+   */
+  startAfterEnrolment(clientId: string, allocationId: string): void {
+    if (this.#automatic.has(allocationId)) return;
+    const work = this.run(clientId, allocationId).then(
+      (report) =>
+        this.logger.info(
+          { clientId, allocationId, routerSerial: report.router_serial, ...report.imported },
+          'automatic reseller takeover done',
+        ),
+      (err: unknown) =>
+        this.logger.warn(
+          {
+            clientId,
+            allocationId,
+            code: err instanceof AppError ? err.code : 'INTERNAL_ERROR',
+            message: (err as Error).message,
+          },
+          'automatic reseller takeover failed; replay it with POST /v1/radius/resellers/takeover',
+        ),
+    );
+    const tracked = work.finally(() => this.#automatic.delete(allocationId));
+    this.#automatic.set(allocationId, tracked);
+  }
+
+  /** Resolves once the automatic takeovers under way have ended (shutdown, tests). */
+  async settled(): Promise<void> {
+    while (this.#automatic.size > 0) await Promise.all(this.#automatic.values());
+  }
 
   async run(clientId: string, allocationId: string): Promise<TakeoverReport> {
     const read = await this.runner.runForRequest(

@@ -89,6 +89,7 @@ const TICKET_FIELDS = [
   'code',
   'password',
   'profile_id',
+  'profile_ref',
   'status',
   'comment',
   'reseller_name',

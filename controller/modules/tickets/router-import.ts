@@ -153,6 +153,7 @@ export function importedTicket(
     code: user.code,
     password: user.password,
     profile_id: profile.id,
+    profile_ref: null,
     status,
     comment: user.comment,
     reseller_name: user.resellerName,

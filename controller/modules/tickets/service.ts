@@ -19,6 +19,8 @@ export type { TicketView } from './ticket-view.js';
 export interface CreateTicketsInput {
   /** The profile's id, or its exact name. */
   profileId: string;
+  /** How the caller named the profile (listed back as `profile_id`); default `profileId`. */
+  profileRef?: string;
   quantity: number;
   comment?: string | null;
   /** Attribution set by the server for a reseller's batch. */
@@ -77,6 +79,7 @@ export class TicketsService {
             code,
             password: code,
             profile_id: profile.id,
+            profile_ref: input.profileRef ?? input.profileId,
             status: 'ACTIVE',
             comment: input.comment ?? null,
             reseller_name: input.resellerName ?? null,

@@ -36,6 +36,8 @@ export interface RadiusTicketsTable {
   code: string;
   password: string;
   profile_id: string;
+  /** The profile as its creator named it (id or name), answered as `profile_id`; null: the id. */
+  profile_ref: string | null;
   status: TicketStatus;
   comment: string | null;
   reseller_name: string | null;

@@ -4,6 +4,7 @@ import type { RadiusTicketsTable, TicketStatus } from './tables.js';
 export interface TicketView {
   code: string;
   password: string;
+  /** The profile as the ticket's creator sent it (its id or its name); the id otherwise. */
   profile_id: string;
   profile_name: string;
   status: TicketStatus;
@@ -23,7 +24,7 @@ export interface TicketView {
 export const ticketView = (t: RadiusTicketsTable, profileName: string): TicketView => ({
   code: t.code,
   password: t.password,
-  profile_id: t.profile_id,
+  profile_id: t.profile_ref ?? t.profile_id,
   profile_name: profileName,
   status: t.status,
   comment: t.comment,

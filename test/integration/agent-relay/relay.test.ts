@@ -8,7 +8,8 @@ import sinon from 'sinon';
 import { radiusRelaySettings } from '../../../agent/config.js';
 import type { MessageBody } from '../../../protocol/index.js';
 import { FakeHub, type HubConnection } from '../../support/fake-hub.js';
-import { afterTest, cleanUp, startTestAgent, waitUntil } from '../agent/agent-harness.js';
+import { RouterSim } from '../../routeros-sim/router-sim.js';
+import { afterTest, cleanUp, SIM_PASSWORD, startTestAgent, waitUntil } from '../agent/agent-harness.js';
 
 type Frame = MessageBody<'radius'>;
 
@@ -24,11 +25,11 @@ async function answerReceived(relay: { receive(frame: Frame): void }, send: () =
 }
 
 /** A UDP socket standing for the router (or its /radius incoming listener). */
-async function udpPeer(): Promise<{ socket: Socket; port: number; received: Buffer[] }> {
+async function udpPeer(address = '127.0.0.1'): Promise<{ socket: Socket; port: number; received: Buffer[] }> {
   const socket = createSocket('udp4');
   const received: Buffer[] = [];
   socket.on('message', (msg) => received.push(msg));
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => socket.bind(0, address, resolve));
   afterTest(async () => socket.close());
   return { socket, port: socket.address().port, received };
 }
@@ -44,11 +45,12 @@ const packet = (code = 1): Buffer => {
 const radiusFrames = (conn: HubConnection): Frame[] =>
   conn.received.filter((f) => f.type === 'radius').map((f) => f.body as Frame);
 
-async function setUp(relay: { timeoutMs?: number; allow?: string; coaPort?: number } = {}) {
+async function setUp(relay: { timeoutMs?: number; allow?: string; coaPort?: number; sim?: RouterSim } = {}) {
   const hub = await new FakeHub().start();
   afterTest(() => hub.stop());
   const agent = await startTestAgent({
     hub,
+    sim: relay.sim,
     enrol: true,
     radiusRelay: {
       ...radiusRelaySettings(
@@ -147,6 +149,64 @@ describe('agent RADIUS relay', function () {
     expect(radiusFrames(conn)).to.deep.equal([]);
   });
 
+  it("takes RADIUS by default only from the router's own addresses: its API host and its /ip address", async () => {
+    const sim = new RouterSim({ serial: 'AB12CD34EF56', version: '7.19', password: SIM_PASSWORD });
+    await sim.start();
+    afterTest(() => sim.stop());
+    sim.state.table('/ip/address').insert({
+      address: '127.0.0.4/8',
+      network: '127.0.0.0',
+      interface: 'bridge',
+      disabled: 'false',
+    });
+    const { conn, auth, relay } = await setUp({ sim });
+    await waitUntil(
+      () => relay.routerAddresses.some((b) => b.text === '127.0.0.4'),
+      5000,
+      "the router's addresses read",
+    );
+    // Another host of the LAN (not the router) knocks: dropped, nothing reaches the controller.
+    const stranger = await udpPeer('127.0.0.3');
+    stranger.socket.send(packet(1), auth, '127.0.0.1');
+    await waitUntil(() => relay.stats.dropped.notAllowed === 1, 5000, 'stranger refused');
+    expect(radiusFrames(conn)).to.deep.equal([]);
+    // The router, from the address the agent reaches it at and from another of its addresses.
+    for (const address of ['127.0.0.1', '127.0.0.4'])
+      (await udpPeer(address)).socket.send(packet(1), auth, '127.0.0.1');
+    await waitUntil(() => radiusFrames(conn).length === 2, 5000, 'router packets relayed');
+    expect(
+      radiusFrames(conn)
+        .map((f) => f.peer!.split(':')[1])
+        .sort(),
+    ).to.deep.equal(['127.0.0.1', '127.0.0.4']);
+    expect(relay.stats.dropped.notAllowed).to.equal(1);
+  });
+
+  it('reports where the router must send RADIUS: its bound address, or the one it reaches the router from', async () => {
+    const bound = await setUp();
+    expect(bound.relay.report()).to.deep.equal({
+      address: '127.0.0.1',
+      auth_port: bound.auth,
+      acct_port: bound.acct,
+    });
+    await cleanUp();
+    const hub = await new FakeHub().start();
+    afterTest(() => hub.stop());
+    const wildcard = await startTestAgent({
+      hub,
+      enrol: true,
+      radiusRelay: radiusRelaySettings(
+        { radiusRelayHost: '0.0.0.0', radiusRelayAuthPort: '0', radiusRelayAcctPort: 'off' },
+        {},
+      )!,
+    });
+    expect(wildcard.radiusRelay!.report()).to.deep.equal({
+      address: '127.0.0.1',
+      auth_port: wildcard.radiusRelay!.addresses.auth!.port,
+      acct_port: null,
+    });
+  });
+
   it("forwards a controller CoA request to the router's /radius incoming and relays the answer", async () => {
     const incoming = await udpPeer();
     // The router's /radius incoming: answers each request with a CoA-ACK of the same identifier.
@@ -179,5 +239,10 @@ describe('agent RADIUS relay', function () {
     );
     expect(() => radiusRelaySettings({ radiusRelayAllow: '10.0.0.0/33' }, {})).to.throw(/allow-list/);
     expect(() => radiusRelaySettings({ radiusRelayHost: 'router.lan' }, {})).to.throw(/IPv4/);
+    expect(radiusRelaySettings({}, { TICKETNET_RADIUS_RELAY_ADVERTISE: '172.17.0.2' })).to.deep.include({
+      advertise: '172.17.0.2',
+      allow: [],
+    });
+    expect(() => radiusRelaySettings({ radiusRelayAdvertise: 'agent.lan' }, {})).to.throw(/IPv4/);
   });
 });

@@ -150,6 +150,7 @@ forEachDatabase('NAS enrolment', (database) => {
         script: body.provisioning.script,
       });
       expect(res.body.radius).to.deep.equal({
+        transport: 'relay',
         address: '172.31.255.2',
         authentication_port: 1812,
         accounting_port: 1813,
@@ -215,10 +216,13 @@ forEachDatabase('NAS enrolment', (database) => {
         profiles_updated: 0,
       });
       await expectNoSecretIn(res);
-      // Export first, then the script; the router now carries this NAS's secret.
+      // Export first, then the script; the router now carries this NAS's secret. The reseller
+      // takeover the enrolment starts comes after.
+      await t.t.controller.services.takeover.settled();
       expect(site.agent.deliveries.map((d) => d.name)).to.deep.equal([
         'hotspot.users.export',
         'router.script.apply',
+        'resellers.export',
       ]);
       expect(site.agent.deliveries[0]!.params).to.deep.equal({ include_profiles: true });
       expect(site.router.radius).to.have.length(1);

@@ -427,5 +427,34 @@ forEachDatabase('resellers', (database) => {
       expect((await req('GET', '/vouchers?status=SOLD')).status).to.equal(400);
       expect((await req('GET', '/vouchers?limit=1001')).status).to.equal(400);
     });
+
+    it('lists profile_id as it was sent at creation: the name when a name was sent, the id when the id was', async () => {
+      await create({ username: 'awa', balance: 10_000 });
+      const awa = await tokenFor('awa');
+      const profile = (await t.controller.services.profiles.listProfiles(manager.id)).find(
+        (p) => p.name === '1h-500F',
+      )!;
+      expect(profile.id).to.not.equal('1h-500F');
+      const byName = await req('POST', '/vouchers/batch', { profile_id: '1h-500F', quantity: 2 }, awa);
+      expect(byName.status, JSON.stringify(byName.body)).to.equal(201);
+      const byId = await req('POST', '/vouchers/batch', { profile_id: profile.id, quantity: 1 }, awa);
+      expect(byId.status, JSON.stringify(byId.body)).to.equal(201);
+      const sent = new Map<string, string>();
+      for (const v of byName.body.vouchers) sent.set(v.code, '1h-500F');
+      for (const v of byId.body.vouchers) sent.set(v.code, profile.id);
+      expect(byName.body.vouchers.map((v: { profile_id: string }) => v.profile_id)).to.deep.equal([
+        '1h-500F',
+        '1h-500F',
+      ]);
+
+      for (const token of [awa, manager.token]) {
+        const listed = (await req('GET', '/vouchers', undefined, token)).body.vouchers as {
+          code: string;
+          profile_id: string;
+        }[];
+        expect(listed).to.have.length(3);
+        for (const v of listed) expect(v.profile_id, v.code).to.equal(sent.get(v.code));
+      }
+    });
   });
 });

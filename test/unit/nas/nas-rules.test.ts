@@ -30,6 +30,7 @@ const allocation = (over: Partial<AllocationView> = {}, serial = 'AAAA0001'): Al
     total_hdd_bytes: 2,
     updated_at: null,
   },
+  radius_relay: null,
   ...over,
 });
 
