@@ -1,12 +1,12 @@
 import { defineModule } from '../define-module.js';
-import * as m0021 from './migrations/0021-radius-relay.js';
+import * as m0014 from './migrations/0014-radius-relay.js';
 import { allocationsRoutes } from './routes.js';
 import { AllocationsService } from './service.js';
 
 export const allocationsModule = defineModule({
   name: 'allocations',
   tables: ['allocations', 'agent_reports'],
-  migrations: { '0021-radius-relay': m0021 },
+  migrations: { '0014-radius-relay': m0014 },
   provides: ['allocations'],
   build: ({ db, clock, logger, options, publicUrl, use }) => {
     const allocations = new AllocationsService(

@@ -1,5 +1,5 @@
 import { defineModule } from '../define-module.js';
-import * as m0020 from './migrations/0020-ticket-profile-ref.js';
+import * as m0013 from './migrations/0013-ticket-profile-ref.js';
 import { ProfilesService } from './profiles-service.js';
 import { RouterImportService } from './router-import-service.js';
 import { ticketsRoutes } from './routes.js';
@@ -9,7 +9,7 @@ import { TicketAuthService } from './ticket-auth-service.js';
 export const ticketsModule = defineModule({
   name: 'tickets',
   tables: ['radius_profiles', 'radius_tickets'],
-  migrations: { '0020-ticket-profile-ref': m0020 },
+  migrations: { '0013-ticket-profile-ref': m0013 },
   provides: ['tickets', 'profiles', 'ticketImport', 'ticketAuth'],
   build: ({ db, caps, clock }) => {
     const tickets = new TicketsService(db, caps, clock);

@@ -5,6 +5,7 @@ import type { KyselyPlugin } from 'kysely';
 import type { AgentCommandRunner } from '../../../controller/hub/index.js';
 import { NasDeployment } from '../../../controller/modules/nas/deployment.js';
 import { NasRegistry } from '../../../controller/modules/nas/nas-registry.js';
+import { RadiusTargets } from '../../../controller/modules/nas/radius-targets.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { captureLogs } from '../../support/log-capture.js';
 import { startTestController } from '../../support/test-controller.js';
@@ -43,7 +44,11 @@ forEachDatabase('NAS deployment lock release', (database) => {
         runner,
         profiles: t.controller.services.profiles,
         registry: new NasRegistry(db, t.controller.database.caps, t.clock, directory),
-        target: { address: '192.0.2.1', authPort: 1812, acctPort: 1813, interimSeconds: 300 },
+        targets: new RadiusTargets({
+          relayFallback: { address: '192.0.2.1', authPort: 1812, acctPort: 1813 },
+          direct: { endpoint: () => null },
+          interimSeconds: 300,
+        }),
         bridgeTimeoutMs: 1000,
       });
 
