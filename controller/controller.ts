@@ -85,6 +85,14 @@ export class Controller {
   /** Stops accepting, lets in-flight requests finish (up to the shutdown timeout), then closes the database. */
   async close(): Promise<void> {
     await this.services.scheduler.stop();
+    // An automatic reseller takeover under way may end while its agent link and the database are
+    // still there, for up to the shutdown timeout; one cut short is idempotent and replayable.
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.services.takeover.settled(),
+      new Promise<void>((resolve) => (waited = setTimeout(resolve, this.config.shutdownTimeoutMs))),
+    ]);
+    clearTimeout(waited);
     // RADIUS stops reading and commits its queued bookkeeping while the database is still open.
     await this.services.radius.close();
     // The first-connection notifications queued by the last authentications, database still open.
