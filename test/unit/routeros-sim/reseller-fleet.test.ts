@@ -34,7 +34,10 @@ function parseComment(name: string, comment: string): ParsedReseller | undefined
 const normalise = (s: string): string => s.toLowerCase().replace(/\s+/g, '');
 
 describe('routeros-sim reseller fleet seed', () => {
-  const sim = new RouterSim({ serial: SERIAL, version: '7.19', seed: { resellerFleet: true } });
+  // One fixed router clock: the fleet's dates count back from the router's day, so two sims built
+  // on either side of midnight would otherwise differ.
+  const now = () => new Date('2026-11-25T23:59:59.900Z');
+  const sim = new RouterSim({ serial: SERIAL, version: '7.19', now, seed: { resellerFleet: true } });
   const users = sim.state.table('/ip/hotspot/user').list();
   const resellers = users
     .map((u) => parseComment(u.props.name ?? '', u.props.comment ?? ''))
@@ -96,7 +99,7 @@ describe('routeros-sim reseller fleet seed', () => {
       .map((u) => u.props.comment ?? '');
     expect(plainComments.filter((c) => c.startsWith('tnr1|'))).to.have.length(0);
     expect(plain.seedReport.resellers).to.deep.equal([]);
-    const twin = new RouterSim({ serial: SERIAL, version: '7.19', seed: { resellerFleet: true } });
+    const twin = new RouterSim({ serial: SERIAL, version: '7.19', now, seed: { resellerFleet: true } });
     const comments = (s: RouterSim): string[] =>
       s.state
         .table('/ip/hotspot/user')
