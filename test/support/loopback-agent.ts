@@ -9,8 +9,8 @@ export interface LoopbackAgentOptions {
   enrolCode: string;
   /** The simulator's API port and the password of its `admin` user. */
   router: { port: number; password: string; timeoutMs?: number };
-  /** UDP ports of the agent's RADIUS relay on 127.0.0.1; no relay when absent. */
-  relay?: { authPort: number; acctPort: number } | undefined;
+  /** The agent's RADIUS relay: UDP ports (0: any) on `host` (default 127.0.0.1); no relay when absent. */
+  relay?: { host?: string; authPort: number; acctPort: number } | undefined;
   /** Where the agent logs (silent when absent). */
   logger?: AgentLogger;
 }

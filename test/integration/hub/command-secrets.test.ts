@@ -3,24 +3,17 @@
 // are pruned after the retention, and the temporary script on the router is always removed (a
 // failed removal is logged and retried). With the real pieces (controller on a port, agent runtime,
 // RouterOS 7.19 simulator), then with a fake agent and a manual clock for the queue's own rules.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import type { AgentLogger } from '../../../agent/logger.js';
-import type { RunningAgent } from '../../../agent/runtime/agent-runtime.js';
-import { createController } from '../../../controller/controller.js';
-import { systemClock } from '../../../controller/core/clock.js';
 import { COMMAND_RETENTION_MS } from '../../../controller/hub/jobs.js';
 import { REDACTED } from '../../../protocol/index.js';
-import { RouterSim } from '../../routeros-sim/router-sim.js';
+import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../../support/databases.js';
-import { startLoopbackAgent } from '../../support/loopback-agent.js';
-import { TestController, testConfig, type TestResponse } from '../../support/test-controller.js';
+import { startLiveStack, type LiveStack } from '../../support/live-site.js';
 import { eventually, startHub, type HubTest } from './hub-fixture.js';
 
-const SIM_PASSWORD = 'sim-pass';
 const SERIAL = '48A98A071901';
 const SCRIPT_NAME = 'ticketnet-radius';
 /** The agent's message for the simulator's trap on the removal. */
@@ -58,71 +51,24 @@ async function filesUnder(dir: string): Promise<{ path: string; text: string }[]
 }
 
 forEachDatabase('secret-bearing commands end to end (controller, agent runtime, simulator)', (database) => {
-  let t: TestController;
-  let client: { token: string; id: string };
+  let stack: LiveStack;
   let sim: RouterSim;
-  let agent: RunningAgent;
   let stateDir: string;
   let agentLog: LogLine[];
-  const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeEach(async function () {
     this.timeout(30_000);
-    const db = await database.open();
-    // The real clock: the agent checks command deadlines against its own.
-    const controller = await createController({
-      config: testConfig({ clock: 'system' }),
-      logger: pino({ level: 'silent' }),
-      clock: systemClock,
-      database: db,
-    });
-    t = new TestController(controller, undefined as never, db);
-    const { port } = await controller.listen();
-    client = await t.account('client');
-    const admin = await t.admin();
-    const granted = await t.request('POST', '/api/v1/admin/licences', {
-      token: admin.token,
-      body: { client_id: client.id, plan_code: 'RADIUS_ANNUAL' },
-    });
-    expect(granted.status).to.equal(201);
-
-    sim = new RouterSim({
-      serial: SERIAL,
-      version: '7.19',
-      identity: 'Cyber-Medina',
-      password: SIM_PASSWORD,
-    });
-    await sim.start();
-    cleanups.push(() => sim.stop());
-    const created = await t.request('POST', '/api/v1/clients/allocations', { token: client.token, body: {} });
-    const { allocation, enrolment } = created.body.data;
-    stateDir = await mkdtemp(join(tmpdir(), 'tn-secrets-'));
-    cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
+    stack = await startLiveStack(database);
     agentLog = [];
-    agent = await startLoopbackAgent({
-      stateDir,
-      controllerUrl: `http://127.0.0.1:${port}`,
-      enrolCode: enrolment.code,
-      router: { port: sim.port, password: SIM_PASSWORD },
-      logger: recordingLogger(agentLog),
-    });
-    cleanups.push(() => agent.stop());
-    await eventually(
-      async () =>
-        (await t.request('GET', `/api/v1/clients/allocations/${allocation.id}`, { token: client.token })).body
-          .data,
-      (a) => a.link_state === 'CONNECTED' && a.router.serial === SERIAL,
-      15_000,
-    );
+    ({ sim, stateDir } = await stack.addSite({
+      serial: SERIAL,
+      identity: 'Cyber-Medina',
+      agentLogger: recordingLogger(agentLog),
+    }));
   });
+  afterEach(async () => stack.close());
 
-  afterEach(async () => {
-    for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-    await t.close();
-  });
-
-  const radius = (method: string, path: string, body?: unknown): Promise<TestResponse> =>
-    t.request(method, `/api/v1/radius${path}`, { token: client.token, ...(body ? { body } : {}) });
+  const radius = (method: string, path: string, body?: unknown) => stack.radius(method, path, body);
   const enrol = () => radius('POST', '/nas', { router_serial: SERIAL });
   const temporaryScripts = () =>
     sim.state
@@ -143,7 +89,7 @@ forEachDatabase('secret-bearing commands end to end (controller, agent runtime, 
     // The router got it: the script did run.
     expect(sim.state.table('/radius').list()[0]!.props.secret).to.equal(secret);
 
-    const rows = await t.db.db.selectFrom('agent_commands').selectAll().execute();
+    const rows = await stack.t.db.db.selectFrom('agent_commands').selectAll().execute();
     expect(rows.map((r) => r.name)).to.include('router.script.apply');
     for (const row of rows) expect(JSON.stringify(row), row.name).not.to.include(secret);
     const applied = rows.find((r) => r.name === 'router.script.apply')!;
@@ -151,10 +97,10 @@ forEachDatabase('secret-bearing commands end to end (controller, agent runtime, 
     expect(JSON.parse(applied.params)).to.deep.equal({ name: SCRIPT_NAME, source: REDACTED });
 
     // The client's own view of the command says the same.
-    const view = await t.request(
+    const view = await stack.t.request(
       'GET',
       `/api/v1/clients/allocations/${applied.allocation_id}/commands/${applied.id}`,
-      { token: client.token },
+      { token: stack.client.token },
     );
     expect(view.body.data.params).to.deep.equal({ name: SCRIPT_NAME, source: REDACTED });
 

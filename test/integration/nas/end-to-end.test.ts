@@ -1,88 +1,23 @@
 // Enrolment with the real pieces in one process over real sockets: the controller listening on
 // port 0, RouterOS simulators (7.19) and the real agent runtime. The router's own menus are the
 // proof that the provisioning happened.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import { parseRouterOsDuration } from '../../../agent/routeros/ros-values.js';
-import type { RunningAgent } from '../../../agent/runtime/agent-runtime.js';
-import { startLoopbackAgent } from '../../support/loopback-agent.js';
-import { createController } from '../../../controller/controller.js';
-import { systemClock } from '../../../controller/core/clock.js';
-import { RouterSim } from '../../routeros-sim/router-sim.js';
+import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../../support/databases.js';
-import { TestController, testConfig, type TestResponse } from '../../support/test-controller.js';
-import { eventually } from '../hub/hub-fixture.js';
-
-const SIM_PASSWORD = 'sim-pass';
+import { startLiveStack, type LiveStack } from '../../support/live-site.js';
 
 forEachDatabase(
   'NAS enrolment end to end (controller, agent runtime, RouterOS 7.19 simulator)',
   (database) => {
-    let t: TestController;
-    let baseUrl: string;
-    let client: { token: string; id: string };
-    const cleanups: (() => Promise<unknown>)[] = [];
-
+    let stack: LiveStack;
     beforeEach(async () => {
-      const db = await database.open();
-      // The real clock: the agent checks command deadlines against its own.
-      const controller = await createController({
-        config: testConfig({ clock: 'system' }),
-        logger: pino({ level: 'silent' }),
-        clock: systemClock,
-        database: db,
-      });
-      t = new TestController(controller, undefined as never, db);
-      const { port } = await controller.listen();
-      baseUrl = `http://127.0.0.1:${port}`;
-      client = await t.account('client');
-      const admin = await t.admin();
-      const granted = await t.request('POST', '/api/v1/admin/licences', {
-        token: admin.token,
-        body: { client_id: client.id, plan_code: 'RADIUS_ANNUAL' },
-      });
-      expect(granted.status).to.equal(201);
+      stack = await startLiveStack(database);
     });
+    afterEach(async () => stack.close());
 
-    afterEach(async () => {
-      for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
-      await t.close();
-    });
-
-    const radius = (method: string, path: string, body?: unknown): Promise<TestResponse> =>
-      t.request(method, `/api/v1/radius${path}`, { token: client.token, ...(body ? { body } : {}) });
-
-    /** A simulated router with a real agent enrolled on a new allocation of the client. */
-    async function site(serial: string, identity: string): Promise<{ sim: RouterSim; agent: RunningAgent }> {
-      const sim = new RouterSim({ serial, version: '7.19', identity, password: SIM_PASSWORD });
-      await sim.start();
-      cleanups.push(() => sim.stop());
-      const created = await t.request('POST', '/api/v1/clients/allocations', {
-        token: client.token,
-        body: {},
-      });
-      const { allocation, enrolment } = created.body.data;
-      const stateDir = await mkdtemp(join(tmpdir(), 'tn-nas-e2e-'));
-      cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-      const agent = await startLoopbackAgent({
-        stateDir,
-        controllerUrl: baseUrl,
-        enrolCode: enrolment.code,
-        router: { port: sim.port, password: SIM_PASSWORD },
-      });
-      cleanups.push(() => agent.stop());
-      await eventually(
-        async () =>
-          (await t.request('GET', `/api/v1/clients/allocations/${allocation.id}`, { token: client.token }))
-            .body.data,
-        (a) => a.link_state === 'CONNECTED' && a.router.serial === serial,
-        15_000,
-      );
-      return { sim, agent };
-    }
+    const radius = (method: string, path: string, body?: unknown) => stack.radius(method, path, body);
+    const site = (serial: string, identity: string) => stack.addSite({ serial, identity });
 
     const radiusEntries = (sim: RouterSim) =>
       sim.state
@@ -128,7 +63,9 @@ forEachDatabase(
       const scripts = sim.state.table('/system/script').list();
       expect(scripts.filter((s) => s.props.name === 'ticketnet-radius')).to.deep.equal([]);
       // The router's user profiles were synchronised first.
-      const names = (await t.controller.services.profiles.listProfiles(client.id)).map((p) => p.name);
+      const names = (await stack.t.controller.services.profiles.listProfiles(stack.client.id)).map(
+        (p) => p.name,
+      );
       const routerNames = sim.state
         .table('/ip/hotspot/user/profile')
         .list()

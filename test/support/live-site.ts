@@ -1,0 +1,131 @@
+// A controller listening on a port with a client licensed for RADIUS, and that client's sites: a
+// RouterOS simulator with the real agent runtime enrolled on a new allocation, all on loopback over
+// real sockets. The controller runs on the system clock unless a test gives it another one.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { AgentLogger } from '../../agent/logger.js';
+import type { RunningAgent } from '../../agent/runtime/agent-runtime.js';
+import type { Config } from '../../controller/config.js';
+import { createController } from '../../controller/controller.js';
+import { systemClock, type Clock, ManualClock } from '../../controller/core/clock.js';
+import { RouterSim } from '../routeros-sim/router-sim.js';
+import { eventually } from '../integration/hub/hub-fixture.js';
+import type { TestDatabase } from './databases.js';
+import { startLoopbackAgent, type LoopbackAgentOptions } from './loopback-agent.js';
+import { TestController, testConfig, type TestResponse } from './test-controller.js';
+
+export const SIM_PASSWORD = 'sim-pass';
+
+export interface LiveStackOptions {
+  config?: Partial<Record<keyof Config, unknown>>;
+  /** The controller's clock: the system clock by default. */
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface LiveSiteOptions {
+  serial: string;
+  /** RouterOS version of the simulator (default 7.19). */
+  version?: string;
+  identity?: string;
+  relay?: LoopbackAgentOptions['relay'];
+  agentLogger?: AgentLogger;
+  /** Waited for on the allocation besides a connected link and the router's serial. */
+  ready?: (allocation: Record<string, unknown>) => boolean;
+}
+
+export interface LiveSite {
+  sim: RouterSim;
+  agent: RunningAgent;
+  allocationId: string;
+  stateDir: string;
+}
+
+export interface LiveStack {
+  t: TestController;
+  baseUrl: string;
+  client: { token: string; id: string };
+  /** The client's request to `/api/v1/radius…`. */
+  radius(method: string, path: string, body?: unknown): Promise<TestResponse>;
+  /** The client's view of an allocation. */
+  allocation(id: string): Promise<Record<string, unknown> & { router: { serial: string | null } }>;
+  /** Starts a simulator and a real agent enrolled on a new allocation, once its link is up and reported. */
+  addSite(options: LiveSiteOptions): Promise<LiveSite>;
+  /** Lets an automatic takeover end while its agent is there, stops the sites (last first), closes the controller. */
+  close(): Promise<void>;
+}
+
+export async function startLiveStack(
+  database: TestDatabase,
+  options: LiveStackOptions = {},
+): Promise<LiveStack> {
+  const db = await database.open();
+  const clock = options.clock ?? systemClock;
+  const controller = await createController({
+    config: testConfig({ clock: clock === systemClock ? 'system' : 'manual', ...options.config }),
+    logger: options.logger ?? pino({ level: 'silent' }),
+    clock,
+    database: db,
+  });
+  const t = new TestController(
+    controller,
+    (clock instanceof ManualClock ? clock : undefined) as ManualClock,
+    db,
+  );
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const { port } = await controller.listen();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const client = await t.account('client');
+  await controller.services.licences.grant(client.id, 'RADIUS_ANNUAL', null);
+
+  const allocation = async (id: string) =>
+    (await t.request('GET', `/api/v1/clients/allocations/${id}`, { token: client.token })).body.data;
+
+  return {
+    t,
+    baseUrl,
+    client,
+    radius: (method, path, body) =>
+      t.request(method, `/api/v1/radius${path}`, { token: client.token, ...(body ? { body } : {}) }),
+    allocation,
+    async addSite(o) {
+      const sim = new RouterSim({
+        serial: o.serial,
+        version: o.version ?? '7.19',
+        ...(o.identity ? { identity: o.identity } : {}),
+        password: SIM_PASSWORD,
+      });
+      await sim.start();
+      cleanups.push(() => sim.stop());
+      const created = await t.request('POST', '/api/v1/clients/allocations', {
+        token: client.token,
+        body: {},
+      });
+      const { allocation: allocated, enrolment } = created.body.data;
+      const stateDir = await mkdtemp(join(tmpdir(), 'tn-live-site-'));
+      cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
+      const agent = await startLoopbackAgent({
+        stateDir,
+        controllerUrl: baseUrl,
+        enrolCode: enrolment.code,
+        router: { port: sim.port, password: SIM_PASSWORD },
+        relay: o.relay,
+        ...(o.agentLogger ? { logger: o.agentLogger } : {}),
+      });
+      cleanups.push(() => agent.stop());
+      await eventually(
+        () => allocation(allocated.id),
+        (a) => a.link_state === 'CONNECTED' && a.router.serial === o.serial && (o.ready?.(a) ?? true),
+        15_000,
+      );
+      return { sim, agent, allocationId: allocated.id, stateDir };
+    },
+    async close() {
+      await controller.services.takeover.settled();
+      for (const fn of cleanups.splice(0).reverse()) await fn().catch(() => undefined);
+      await t.close();
+    },
+  };
+}
