@@ -302,6 +302,20 @@ interface MenuHook {
 
 const MAC = /^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/;
 
+/** A virtual interface (wireguard, veth) is an interface like any other: /interface lists it. */
+function listInterface(
+  state: RouterState,
+  rec: SimRecord,
+  type: string,
+  mtu: string,
+  disabled = 'false',
+): void {
+  const ifaces = state.table('/interface');
+  const name = rec.props.name ?? '';
+  if (ifaces.findBy('name', name)) return;
+  ifaces.insert({ name, type, mtu, 'actual-mtu': mtu, running: 'true', disabled });
+}
+
 /** WireGuard keys are real X25519 keys so a peer config built from them is valid. */
 function wireguardKeys(privateKey?: string): { 'private-key': string; 'public-key': string } {
   if (privateKey) {
@@ -392,37 +406,10 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
   },
   '/interface/wireguard': {
     beforeAdd: (_ctx, props) => ({ ...props, ...wireguardKeys(props['private-key']) }),
-    afterWrite: (state, rec) => {
-      const ifaces = state.table('/interface');
-      const name = rec.props.name ?? '';
-      if (!ifaces.findBy('name', name)) {
-        ifaces.insert({
-          name,
-          type: 'wg',
-          mtu: rec.props.mtu ?? '1420',
-          'actual-mtu': rec.props.mtu ?? '1420',
-          running: 'true',
-          disabled: rec.props.disabled ?? 'false',
-        });
-      }
-    },
+    afterWrite: (state, rec) => listInterface(state, rec, 'wg', rec.props.mtu ?? '1420', rec.props.disabled),
   },
   '/interface/veth': {
-    // a veth is an interface like any other: /interface lists it
-    afterWrite: (state, rec) => {
-      const ifaces = state.table('/interface');
-      const name = rec.props.name ?? '';
-      if (!ifaces.findBy('name', name)) {
-        ifaces.insert({
-          name,
-          type: 'veth',
-          mtu: '1500',
-          'actual-mtu': '1500',
-          running: 'true',
-          disabled: 'false',
-        });
-      }
-    },
+    afterWrite: (state, rec) => listInterface(state, rec, 'veth', '1500'),
   },
   '/ip/firewall/nat': {
     beforeAdd: (_ctx, props) => {
