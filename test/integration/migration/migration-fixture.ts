@@ -48,7 +48,7 @@ export class MigrationFixture {
           radiusRelayAcctPort: this.#relay.acctPort,
         }
       : {};
-    // The real clock: the agent checks command deadlines against its own.
+    // The real clock: the migration's run leases and notices are timed as in the field.
     const controller = await createController({
       config: testConfig({ clock: 'system', ...relayConfig, ...options.config }),
       logger: pino({ level: 'silent' }),
