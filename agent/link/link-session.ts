@@ -147,6 +147,11 @@ export class LinkSession {
     this.#pingTimer.unref();
   }
 
+  /** Protocol version of this connection, as the handshake settled it. */
+  get version(): number {
+    return this.#version;
+  }
+
   /** True while frames can be sent. */
   get isOpen(): boolean {
     return this.#ws.readyState === this.#ws.OPEN;
