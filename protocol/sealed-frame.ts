@@ -99,7 +99,8 @@ export function openFrame<T extends MessageType = MessageType>(
   options: OpenFrameOptions<T>,
 ): EnvelopeOf<T> {
   const frame = frameBytes(raw);
-  if (frame.length < SEALED_HEADER_BYTES) throw new ProtocolError('BAD_MESSAGE', 'frame shorter than its header');
+  if (frame.length < SEALED_HEADER_BYTES)
+    throw new ProtocolError('BAD_MESSAGE', 'frame shorter than its header');
   if (frame[0] !== SEALED_VERSION) {
     throw new ProtocolError('UNSUPPORTED_VERSION', `frame of version ${frame[0]} in a session of version 3`);
   }

@@ -16,13 +16,7 @@ import {
   signEnvelope,
   encodeEnvelope,
 } from '../../protocol/index.js';
-import type {
-  EphemeralKeyPair,
-  KeyPair,
-  MessageBody,
-  RawFrame,
-  SessionKeys,
-} from '../../protocol/index.js';
+import type { EphemeralKeyPair, KeyPair, MessageBody, RawFrame, SessionKeys } from '../../protocol/index.js';
 import type { Identity } from '../state/identity-store.js';
 import { controllerRefusal, LinkError } from './link-error.js';
 import { LinkSession } from './link-session.js';
@@ -250,7 +244,9 @@ class Handshake {
       counter: this.#counter,
       version: this.#version,
       ...(keys ? { keys } : {}),
-      ...(this.options.maxPayloadBytes !== undefined ? { maxPayloadBytes: this.options.maxPayloadBytes } : {}),
+      ...(this.options.maxPayloadBytes !== undefined
+        ? { maxPayloadBytes: this.options.maxPayloadBytes }
+        : {}),
       ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
