@@ -11,14 +11,14 @@
 // The receiver checks the MAC (in constant time) before it reads anything else: nothing is
 // decompressed, parsed or validated until the frame is known to come from the peer of this session.
 // The session id is not on the wire: the MAC covers it, so a frame of another session is refused.
-import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { z } from 'zod';
 import { bodyToSend, checkMessage, type EnvelopeOf, type RawFrame, type ReadOptions } from './envelope.js';
 import { isoTimeSchema } from './fields.js';
 import type { MESSAGE_SCHEMAS, MessageType } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
-import type { SessionKeys } from './session-keys.js';
+import { MAC_KEY_BYTES, type SessionKeys } from './session-keys.js';
 
 /** The protocol version of sealed frames. */
 export const SEALED_VERSION = 3;
@@ -82,7 +82,7 @@ export function sealFrame<T extends MessageType>(
   frame[1] = flags;
   writeSeq(frame, options.seq);
   payload.copy(frame, SEALED_HEADER_BYTES);
-  mac(options.keys.send, frame, options.keys.sidBytes).copy(frame, MAC_AT);
+  mac(options.keys, 'send', frame).copy(frame, MAC_AT);
   return frame;
 }
 
@@ -104,7 +104,7 @@ export function openFrame<T extends MessageType = MessageType>(
   if (frame[0] !== SEALED_VERSION) {
     throw new ProtocolError('UNSUPPORTED_VERSION', `frame of version ${frame[0]} in a session of version 3`);
   }
-  const expected = mac(options.keys.receive, frame, options.keys.sidBytes);
+  const expected = mac(options.keys, 'receive', frame);
   if (!timingSafeEqual(expected, frame.subarray(MAC_AT, MAC_AT + MAC_BYTES))) {
     throw new ProtocolError('BAD_SIGNATURE', 'frame MAC does not verify');
   }
@@ -154,10 +154,12 @@ export function isSealedFrame(raw: RawFrame): boolean {
   return frameBytes(raw)[0] === SEALED_VERSION;
 }
 
-function mac(key: KeyObject, frame: Buffer, sidBytes: Buffer): Buffer {
-  return createHmac('sha256', key)
+function mac(keys: SessionKeys, direction: 'send' | 'receive', frame: Buffer): Buffer {
+  const { material } = keys;
+  const at = direction === 'send' ? 0 : MAC_KEY_BYTES;
+  return createHmac('sha256', material.subarray(at, at + MAC_KEY_BYTES))
     .update(frame.subarray(0, MAC_AT))
-    .update(sidBytes)
+    .update(material.subarray(2 * MAC_KEY_BYTES))
     .update(frame.subarray(SEALED_HEADER_BYTES))
     .digest()
     .subarray(0, MAC_BYTES);

@@ -4,22 +4,13 @@
 // one per direction, with HKDF-SHA256 over the X25519 shared secret; the ephemeral secrets are
 // dropped once the keys are made, so a later theft of an identity key cannot recover them
 // (forward secrecy).
-import {
-  createPublicKey,
-  createSecretKey,
-  diffieHellman,
-  generateKeyPairSync,
-  hkdfSync,
-  type KeyObject,
-} from 'node:crypto';
+import { createPublicKey, diffieHellman, generateKeyPairSync, hkdfSync, type KeyObject } from 'node:crypto';
 import { decodeBase64Strict } from './base64.js';
 import { decodePublicKey } from './key-pair.js';
 import { ProtocolError } from './protocol-error.js';
 
 /** Byte length of an X25519 public key. */
 export const EPHEMERAL_KEY_BYTES = 32;
-/** Byte length of each direction's MAC key. */
-const MAC_KEY_BYTES = 32;
 
 /** A connection's own X25519 key pair; `publicKey` (base64, 32 bytes) goes in the signed handshake. */
 export interface EphemeralKeyPair {
@@ -29,14 +20,17 @@ export interface EphemeralKeyPair {
 
 /** The keys of one session: what this end MACs its frames with, and what it checks the peer's with. */
 export interface SessionKeys {
-  readonly kind: 'session-keys';
   /** The session id (challenge nonce, base64) the keys belong to; every MAC covers its bytes. */
   readonly sid: string;
-  /** Raw bytes of `sid`, decoded once. */
-  readonly sidBytes: Buffer;
-  readonly send: KeyObject;
-  readonly receive: KeyObject;
+  /**
+   * This end's send key (32 bytes), its receive key (32 bytes), then the session id's raw bytes. One
+   * small buffer per connection: two node:crypto KeyObjects would cost ~2.7 KB of memory per link.
+   */
+  readonly material: Buffer;
 }
+
+/** Byte length of each direction's MAC key in `SessionKeys.material`. */
+export const MAC_KEY_BYTES = 32;
 
 /** Makes a fresh X25519 key pair for one connection. */
 export function generateEphemeralKeyPair(): EphemeralKeyPair {
@@ -86,26 +80,22 @@ export function deriveSessionKeys(options: DeriveOptions): SessionKeys {
     decodeEphemeralBytes(controllerEphemeral),
   ]);
   const key = (direction: string) =>
-    createSecretKey(
-      Buffer.from(
-        hkdfSync(
-          'sha256',
-          shared,
-          sidBytes,
-          Buffer.concat([Buffer.from(`ticketnet agent link v3 ${direction}`), context]),
-          MAC_KEY_BYTES,
-        ),
+    new Uint8Array(
+      hkdfSync(
+        'sha256',
+        shared,
+        sidBytes,
+        Buffer.concat([Buffer.from(`ticketnet agent link v3 ${direction}`), context]),
+        MAC_KEY_BYTES,
       ),
     );
   const toController = key('agent->controller');
   const toAgent = key('controller->agent');
-  return {
-    kind: 'session-keys',
-    sid: options.sid,
-    sidBytes,
-    send: options.role === 'agent' ? toController : toAgent,
-    receive: options.role === 'agent' ? toAgent : toController,
-  };
+  const material = Buffer.allocUnsafe(2 * MAC_KEY_BYTES + sidBytes.length);
+  material.set(options.role === 'agent' ? toController : toAgent, 0);
+  material.set(options.role === 'agent' ? toAgent : toController, MAC_KEY_BYTES);
+  material.set(sidBytes, 2 * MAC_KEY_BYTES);
+  return { sid: options.sid, material };
 }
 
 function decodeEphemeralBytes(publicKey: string): Uint8Array {

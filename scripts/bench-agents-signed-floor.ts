@@ -16,7 +16,6 @@
 import {
   createHmac,
   createPublicKey,
-  createSecretKey,
   diffieHellman,
   generateKeyPairSync,
   hkdfSync,
@@ -64,11 +63,11 @@ function opened(data: unknown, key: KeyObject): Record<string, unknown> | null {
 
 // --- the version 3 floor: one MAC per message ---
 
-/** This end's keys of one connection: MAC what it sends with one, check what it gets with the other. */
-interface MacKeys {
-  send: KeyObject;
-  receive: KeyObject;
-}
+/**
+ * This end's keys of one connection, as the link keeps them (one small buffer, no KeyObject): the
+ * first 32 bytes MAC what it sends, the next 32 check what it gets.
+ */
+type MacKeys = Buffer;
 
 function macKeys(own: KeyObject, peerPublic: string, role: 'server' | 'client'): MacKeys {
   const publicKey = createPublicKey({
@@ -76,15 +75,18 @@ function macKeys(own: KeyObject, peerPublic: string, role: 'server' | 'client'):
     format: 'jwk',
   });
   const shared = diffieHellman({ privateKey: own, publicKey });
-  const key = (dir: string) => createSecretKey(Buffer.from(hkdfSync('sha256', shared, 'floor', dir, 32)));
+  const key = (dir: string) => Buffer.from(hkdfSync('sha256', shared, 'floor', dir, 32));
   const [toServer, toClient] = [key('client->server'), key('server->client')];
-  return role === 'server' ? { send: toClient, receive: toServer } : { send: toServer, receive: toClient };
+  const keys = Buffer.allocUnsafe(64);
+  (role === 'server' ? toClient : toServer).copy(keys, 0);
+  (role === 'server' ? toServer : toClient).copy(keys, 32);
+  return keys;
 }
 
 const x25519Public = (key: KeyObject): string =>
   Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url').toString('base64');
 
-function mac(key: KeyObject, seq: Buffer, body: Buffer): Buffer {
+function mac(key: Buffer, seq: Buffer, body: Buffer): Buffer {
   return createHmac('sha256', key).update(seq).update(body).digest().subarray(0, 16);
 }
 
@@ -93,7 +95,7 @@ function sealed(body: { seq: number } & object, keys: MacKeys): Buffer {
   const b = Buffer.from(JSON.stringify(body));
   const seq = Buffer.alloc(8);
   seq.writeUInt32BE(body.seq >>> 0, 4);
-  return Buffer.concat([seq, mac(keys.send, seq, b), b]);
+  return Buffer.concat([seq, mac(keys.subarray(0, 32), seq, b), b]);
 }
 
 /** The body of a frame whose MAC checks (before it is parsed), else null. */
@@ -102,7 +104,7 @@ function unsealed(data: unknown, keys: MacKeys): Record<string, unknown> | null 
   if (frame.length < 24) return null;
   const seq = frame.subarray(0, 8);
   const body = frame.subarray(24);
-  if (!timingSafeEqual(mac(keys.receive, seq, body), frame.subarray(8, 24))) return null;
+  if (!timingSafeEqual(mac(keys.subarray(32), seq, body), frame.subarray(8, 24))) return null;
   const parsed = JSON.parse(body.toString()) as Record<string, unknown>;
   return parsed.seq === seq.readUInt32BE(4) ? parsed : null;
 }

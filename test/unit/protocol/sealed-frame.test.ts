@@ -44,9 +44,9 @@ function forge(keys: SessionKeys, seq: number, flags: number, payload: Buffer): 
   frame.writeUInt32BE(0, 2);
   frame.writeUInt32BE(seq, 6);
   payload.copy(frame, SEALED_HEADER_BYTES);
-  createHmac('sha256', keys.send)
+  createHmac('sha256', keys.material.subarray(0, 32))
     .update(frame.subarray(0, 10))
-    .update(keys.sidBytes)
+    .update(keys.material.subarray(64))
     .update(payload)
     .digest()
     .subarray(0, 16)
@@ -58,10 +58,12 @@ describe('protocol version 3', () => {
   describe('session keys', () => {
     it('gives both ends the same key per direction, and the two directions different keys', () => {
       const { agent, controller } = sessionPair();
-      const k = (key: SessionKeys['send']) => key.export().toString('hex');
-      expect(k(agent.send)).to.equal(k(controller.receive));
-      expect(k(controller.send)).to.equal(k(agent.receive));
-      expect(k(agent.send)).to.not.equal(k(agent.receive));
+      const send = (keys: SessionKeys) => keys.material.subarray(0, 32).toString('hex');
+      const receive = (keys: SessionKeys) => keys.material.subarray(32, 64).toString('hex');
+      expect(send(agent)).to.equal(receive(controller));
+      expect(send(controller)).to.equal(receive(agent));
+      expect(send(agent)).to.not.equal(receive(agent));
+      expect(agent.material.subarray(64).toString('base64')).to.equal(SID);
     });
 
     it('refuses a malformed or low-order peer key', () => {
@@ -164,7 +166,13 @@ describe('protocol version 3', () => {
           sealFrame(
             'ping',
             { t: 1 },
-            { keys: { ...agent, sid: OTHER_SID, sidBytes: Buffer.from(OTHER_SID, 'base64') }, seq: 2 },
+            {
+              keys: {
+                sid: OTHER_SID,
+                material: Buffer.concat([agent.material.subarray(0, 64), Buffer.from(OTHER_SID, 'base64')]),
+              },
+              seq: 2,
+            },
           ),
         'BAD_SIGNATURE',
       ],
