@@ -104,8 +104,9 @@ export class LinkSession {
   readonly #options: LinkSessionOptions;
   readonly #heartbeatMs: number;
   readonly #version: number;
-  readonly #signingKey: SigningKey;
-  readonly #controllerKey: VerifyingKey;
+  /** Signed sessions only (versions 1 and 2): sealed ones need nothing but the session keys. */
+  readonly #signingKey: SigningKey | undefined;
+  readonly #controllerKey: VerifyingKey | undefined;
   /** Acks waiting for the next message (version 2), and the timer that sends them alone. */
   #heldAcks: BatchedMessage[] = [];
   #ackTimer: NodeJS.Timeout | undefined;
@@ -123,8 +124,10 @@ export class LinkSession {
     this.connectedAt = performance.now();
     this.#heartbeatMs = options.heartbeatMs ?? options.welcome.heartbeat_seconds * 1000;
     this.#version = options.version ?? 1;
-    this.#signingKey = signingKey(options.secretKey);
-    this.#controllerKey = verifyingKey(options.controllerKey);
+    if (options.keys === undefined) {
+      this.#signingKey = signingKey(options.secretKey);
+      this.#controllerKey = verifyingKey(options.controllerKey);
+    }
     this.ended = new Promise<SessionEnd>((resolve) => {
       this.#ws.once('close', (closeCode: number, reason: Buffer) => {
         this.#stopTimers();
@@ -218,7 +221,7 @@ export class LinkSession {
     const envelope = signEnvelope(type, body as never, {
       sid: this.sid,
       seq: this.#options.counter.next(),
-      secretKey: this.#signingKey,
+      secretKey: this.#signingKey!,
       v: this.#version,
       ...(this.#options.now ? { now: this.#options.now() } : {}),
     });
@@ -256,7 +259,7 @@ export class LinkSession {
             maxBytes: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD,
           })
         : openEnvelope(raw, {
-            publicKey: this.#controllerKey,
+            publicKey: this.#controllerKey!,
             sid: this.sid,
             expect,
             from: 'controller',

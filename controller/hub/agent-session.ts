@@ -407,7 +407,8 @@ export class AgentSession {
       sessionKey = own.publicKey;
     }
     this.agent = agent;
-    this.#agentKey = verifyingKey(agent.publicKey);
+    // Signed sessions check every frame against the agent's key; sealed ones need only the session keys.
+    if (keys === undefined) this.#agentKey = verifyingKey(agent.publicKey);
     await this.host.register(this);
     // The socket may have closed (or timed out) while the database was answering.
     if (this.#isClosed()) return;
