@@ -63,7 +63,6 @@ export {
 export {
   sealFrame,
   openFrame,
-  isSealedFrame,
   SEALED_VERSION,
   SEALED_HEADER_BYTES,
   COMPRESS_FROM_BYTES,

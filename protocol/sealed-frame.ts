@@ -149,13 +149,8 @@ export function openFrame<T extends MessageType = MessageType>(
   );
 }
 
-/** True when a raw frame looks like a sealed one (its first byte); JSON envelopes start with `{`. */
-export function isSealedFrame(raw: RawFrame): boolean {
-  return frameBytes(raw)[0] === SEALED_VERSION;
-}
-
 function mac(keys: SessionKeys, direction: 'send' | 'receive', frame: Buffer): Buffer {
-  const { material } = keys;
+  const material = Buffer.from(keys.material, 'latin1');
   const at = direction === 'send' ? 0 : MAC_KEY_BYTES;
   return createHmac('sha256', material.subarray(at, at + MAC_KEY_BYTES))
     .update(frame.subarray(0, MAC_AT))

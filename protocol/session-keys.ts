@@ -23,10 +23,13 @@ export interface SessionKeys {
   /** The session id (challenge nonce, base64) the keys belong to; every MAC covers its bytes. */
   readonly sid: string;
   /**
-   * This end's send key (32 bytes), its receive key (32 bytes), then the session id's raw bytes. One
-   * small buffer per connection: two node:crypto KeyObjects would cost ~2.7 KB of memory per link.
+   * This end's send key (32 bytes), its receive key (32 bytes), then the session id's raw bytes, as a
+   * latin1 string (one character per byte). A string, because a controller holds one per link for as
+   * long as the link lives: two node:crypto KeyObjects cost ~2.7 KB per link, and a small Buffer is a
+   * slice of Node's shared 8 KiB pool that keeps the whole slab alive; a short string is ~130 bytes
+   * of heap. `sealFrame`/`openFrame` turn it back into bytes per frame.
    */
-  readonly material: Buffer;
+  readonly material: string;
 }
 
 /** Byte length of each direction's MAC key in `SessionKeys.material`. */
@@ -91,11 +94,12 @@ export function deriveSessionKeys(options: DeriveOptions): SessionKeys {
     );
   const toController = key('agent->controller');
   const toAgent = key('controller->agent');
-  const material = Buffer.allocUnsafe(2 * MAC_KEY_BYTES + sidBytes.length);
-  material.set(options.role === 'agent' ? toController : toAgent, 0);
-  material.set(options.role === 'agent' ? toAgent : toController, MAC_KEY_BYTES);
-  material.set(sidBytes, 2 * MAC_KEY_BYTES);
-  return { sid: options.sid, material };
+  const material = Buffer.concat([
+    options.role === 'agent' ? toController : toAgent,
+    options.role === 'agent' ? toAgent : toController,
+    sidBytes,
+  ]);
+  return { sid: options.sid, material: material.toString('latin1') };
 }
 
 function decodeEphemeralBytes(publicKey: string): Uint8Array {

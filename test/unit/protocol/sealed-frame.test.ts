@@ -44,9 +44,10 @@ function forge(keys: SessionKeys, seq: number, flags: number, payload: Buffer): 
   frame.writeUInt32BE(0, 2);
   frame.writeUInt32BE(seq, 6);
   payload.copy(frame, SEALED_HEADER_BYTES);
-  createHmac('sha256', keys.material.subarray(0, 32))
+  const material = Buffer.from(keys.material, 'latin1');
+  createHmac('sha256', material.subarray(0, 32))
     .update(frame.subarray(0, 10))
-    .update(keys.material.subarray(64))
+    .update(material.subarray(64))
     .update(payload)
     .digest()
     .subarray(0, 16)
@@ -58,12 +59,14 @@ describe('protocol version 3', () => {
   describe('session keys', () => {
     it('gives both ends the same key per direction, and the two directions different keys', () => {
       const { agent, controller } = sessionPair();
-      const send = (keys: SessionKeys) => keys.material.subarray(0, 32).toString('hex');
-      const receive = (keys: SessionKeys) => keys.material.subarray(32, 64).toString('hex');
+      const bytes = (keys: SessionKeys, from: number, to?: number) =>
+        Buffer.from(keys.material, 'latin1').subarray(from, to).toString('base64');
+      const send = (keys: SessionKeys) => bytes(keys, 0, 32);
+      const receive = (keys: SessionKeys) => bytes(keys, 32, 64);
       expect(send(agent)).to.equal(receive(controller));
       expect(send(controller)).to.equal(receive(agent));
       expect(send(agent)).to.not.equal(receive(agent));
-      expect(agent.material.subarray(64).toString('base64')).to.equal(SID);
+      expect(bytes(agent, 64)).to.equal(SID);
     });
 
     it('refuses a malformed or low-order peer key', () => {
@@ -169,7 +172,7 @@ describe('protocol version 3', () => {
             {
               keys: {
                 sid: OTHER_SID,
-                material: Buffer.concat([agent.material.subarray(0, 64), Buffer.from(OTHER_SID, 'base64')]),
+                material: agent.material.slice(0, 64) + Buffer.from(OTHER_SID, 'base64').toString('latin1'),
               },
               seq: 2,
             },
