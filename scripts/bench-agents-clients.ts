@@ -1,9 +1,10 @@
 // One client process of `npm run bench:agents`: holds up to --count simulated site agents from one
 // source address, each speaking the real agent link as agent/link does: the protocol version is
 // chosen from the challenge's offer, the challenge is verified with the pinned controller key,
-// `hello` is signed with the agent's own key, every controller frame is opened (signature, session,
-// version, sequence; a batch's commands one by one), each `command` gets `ack` then `result` DONE
-// with a valid output (in version 2 the two travel in one signed batch, as the real agent's link
+// `hello` is signed with the agent's own key (with its ephemeral key in version 3), every controller
+// frame is opened (signature or, in version 3, the session MAC; session, version, sequence; a
+// batch's commands one by one), each `command` gets `ack` then `result` DONE with a valid output
+// (from version 2 the two travel in one batch, as the real agent's link
 // sends a held ack with a result that comes within ACK_HOLD_MS), protocol pings get a pong,
 // websocket pings are answered by ws, and each agent pings the controller every heartbeat as the
 // real agent does. Keys are made ready once per connection, as the real agent's link does.

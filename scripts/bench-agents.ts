@@ -794,7 +794,9 @@ function table(): string {
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
   lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
-  lines.push(' through CommandService: signed command, ack and result, each state stored in SQLite;');
+  lines.push(
+    ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
+  );
   lines.push(
     ' signed floor = the peer exchange with an Ed25519 signature made and checked on every message;',
   );
