@@ -139,7 +139,8 @@ const HEAD_SCHEMA = z.strictObject({
   sig: z.unknown().optional(),
 });
 
-type Head = z.output<typeof HEAD_SCHEMA>;
+/** An envelope's members as read off the wire, before its body is checked. */
+export type Head = z.output<typeof HEAD_SCHEMA>;
 
 /**
  * Validates `body` against the schema of `type` (for a `batch`, each inner message against its
@@ -157,20 +158,9 @@ export function signEnvelope<T extends MessageType>(
   if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${String(type)}`);
   const v = options.v ?? HANDSHAKE_VERSION;
   if (!isSupportedVersion(v)) throw new ProtocolError('UNSUPPORTED_VERSION', `cannot sign version ${v}`);
-  assertTypeInVersion(type, v);
   const secretKey =
     typeof options.secretKey === 'string' ? decodeSecretKey(options.secretKey) : options.secretKey.keyObject;
-  const parsedBody = MESSAGE_SCHEMAS[type].safeParse(body);
-  if (!parsedBody.success) {
-    throw new ProtocolError(
-      'BAD_MESSAGE',
-      `cannot sign ${type}: ${describeIssues(parsedBody.error, 'body')}`,
-    );
-  }
-  let checkedBody = parsedBody.data as MessageBody<T>;
-  if (type === 'batch') {
-    checkedBody = { messages: checkBatch(checkedBody as MessageBody<'batch'>, {}) } as MessageBody<T>;
-  }
+  const checkedBody = bodyToSend(type, body, v);
   const unsigned = {
     v,
     type,
@@ -185,6 +175,31 @@ export function signEnvelope<T extends MessageType>(
   }
   const signature = signDetached(signedBytes(unsigned), secretKey);
   return { ...unsigned, sig: encodeBase64(signature) };
+}
+
+/**
+ * The body of a message about to be sent in version `v`, checked against its type's schema (for a
+ * `batch`, each inner message against its own): a bug in the sender, never the peer, is refused.
+ * @throws ProtocolError `UNKNOWN_TYPE` for a type the version does not have, `BAD_MESSAGE` for a bad body.
+ */
+export function bodyToSend<T extends MessageType>(
+  type: T,
+  body: z.input<(typeof MESSAGE_SCHEMAS)[T]>,
+  v: number,
+): MessageBody<T> {
+  assertTypeInVersion(type, v);
+  const parsedBody = MESSAGE_SCHEMAS[type].safeParse(body);
+  if (!parsedBody.success) {
+    throw new ProtocolError(
+      'BAD_MESSAGE',
+      `cannot sign ${type}: ${describeIssues(parsedBody.error, 'body')}`,
+    );
+  }
+  let checkedBody = parsedBody.data as MessageBody<T>;
+  if (type === 'batch') {
+    checkedBody = { messages: checkBatch(checkedBody as MessageBody<'batch'>, {}) } as MessageBody<T>;
+  }
+  return checkedBody;
 }
 
 /**
@@ -289,7 +304,11 @@ function verifySignature(head: Head, publicKey: Uint8Array | KeyObject): void {
   }
 }
 
-function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>): EnvelopeOf<T> {
+/**
+ * Checks an authenticated message's session, type, sender and body, as `openEnvelope` does once the
+ * signature holds; version 3's `openFrame` calls it once the MAC holds.
+ */
+export function checkMessage<T extends MessageType>(head: Head, options: ReadOptions<T>): EnvelopeOf<T> {
   if (options.sid !== undefined) assertSession(head, options.sid);
   const { type } = head;
   if (!isMessageType(type)) throw new ProtocolError('UNKNOWN_TYPE', `unknown message type ${type}`);

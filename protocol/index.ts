@@ -52,6 +52,23 @@ export type {
   ReadOptions,
   OpenOptions,
 } from './envelope.js';
+export {
+  generateEphemeralKeyPair,
+  deriveSessionKeys,
+  EPHEMERAL_KEY_BYTES,
+  type EphemeralKeyPair,
+  type SessionKeys,
+  type DeriveOptions,
+} from './session-keys.js';
+export {
+  sealFrame,
+  openFrame,
+  SEALED_VERSION,
+  SEALED_HEADER_BYTES,
+  COMPRESS_FROM_BYTES,
+  type SealOptions,
+  type OpenFrameOptions,
+} from './sealed-frame.js';
 export { SequenceGuard } from './sequence-guard.js';
 export { SequenceCounter } from './sequence-counter.js';
 export {

@@ -22,6 +22,7 @@ export const MAX_COMMAND_TTL_MS = 2_147_483_647;
 export const MAX_BATCH_MESSAGES = 256;
 
 const agentVersion = label(64);
+const ephemeralKeySchema = base64Bytes(32, 32);
 const commandName = z
   .string()
   .max(64)
@@ -52,6 +53,8 @@ export const MESSAGE_SCHEMAS = {
     agent_key: publicKeySchema,
     agent_version: agentVersion,
     facts: ROUTER_FACTS_SCHEMA.partial().optional(),
+    /** Since version 3 (required there): the agent's ephemeral X25519 public key for this connection. */
+    session_key: ephemeralKeySchema.optional(),
   }),
   /** Agent → controller, an enrolled agent answering the challenge, signed with its registered key. */
   hello: z.object({
@@ -59,6 +62,8 @@ export const MESSAGE_SCHEMAS = {
     agent_version: agentVersion,
     /** Command names and feature flags (e.g. `radius`) this agent build supports. */
     capabilities: z.array(z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/)).max(256),
+    /** Since version 3 (required there): the agent's ephemeral X25519 public key for this connection. */
+    session_key: ephemeralKeySchema.optional(),
   }),
   /** Controller → agent after a successful enrol or hello; the agent pins `controller_key` on enrolment. */
   welcome: z.object({
@@ -66,6 +71,8 @@ export const MESSAGE_SCHEMAS = {
     allocation_id: uuidSchema,
     controller_key: publicKeySchema,
     heartbeat_seconds: z.int().min(1).max(3600),
+    /** Since version 3 (required there): the controller's ephemeral X25519 public key for this connection. */
+    session_key: ephemeralKeySchema.optional(),
   }),
   /**
    * Controller → agent. `name` is any well-formed name, not only the catalogue, so an older agent

@@ -1,9 +1,10 @@
 // One client process of `npm run bench:agents`: holds up to --count simulated site agents from one
 // source address, each speaking the real agent link as agent/link does: the protocol version is
 // chosen from the challenge's offer, the challenge is verified with the pinned controller key,
-// `hello` is signed with the agent's own key, every controller frame is opened (signature, session,
-// version, sequence; a batch's commands one by one), each `command` gets `ack` then `result` DONE
-// with a valid output (in version 2 the two travel in one signed batch, as the real agent's link
+// `hello` is signed with the agent's own key (with its ephemeral key in version 3), every controller
+// frame is opened (signature or, in version 3, the session MAC; session, version, sequence; a
+// batch's commands one by one), each `command` gets `ack` then `result` DONE with a valid output
+// (from version 2 the two travel in one batch, as the real agent's link
 // sends a held ack with a result that comes within ACK_HOLD_MS), protocol pings get a pong,
 // websocket pings are answered by ws, and each agent pings the controller every heartbeat as the
 // real agent does. Keys are made ready once per connection, as the real agent's link does.
@@ -16,18 +17,26 @@ import { WebSocket, type RawData } from 'ws';
 import { obeyParent } from './bench-agents-support.js';
 import type { z } from 'zod';
 import {
+  derivePublicKey,
+  deriveSessionKeys,
   encodeEnvelope,
+  generateEphemeralKeyPair,
   messagesOf,
   negotiateVersion,
   openEnvelope,
+  openFrame,
   parseEnvelopeUnverified,
+  sealFrame,
+  SEALED_VERSION,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
   signingKey,
   verifyingKey,
   type MESSAGE_SCHEMAS,
+  type EphemeralKeyPair,
   type MessageType,
+  type SessionKeys,
   type SigningKey,
   type VerifyingKey,
 } from '../protocol/index.js';
@@ -78,6 +87,9 @@ class AgentLink {
   readonly #in = new SequenceGuard();
   readonly #key: SigningKey;
   readonly #controller: VerifyingKey;
+  /** Version 3: this connection's ephemeral key (until the welcome), then the session keys. */
+  #ephemeral: EphemeralKeyPair | undefined;
+  #keys: SessionKeys | undefined;
 
   constructor(
     readonly identity: BenchAgentIdentity,
@@ -91,6 +103,11 @@ class AgentLink {
   }
 
   send<T extends MessageType>(type: T, body: z.input<(typeof MESSAGE_SCHEMAS)[T]>): void {
+    if (this.#keys) {
+      const frame = sealFrame(type, body, { keys: this.#keys, seq: this.#out.next() });
+      if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame);
+      return;
+    }
     const envelope = signEnvelope(type, body, {
       sid: this.sid,
       seq: this.#out.next(),
@@ -114,25 +131,40 @@ class AgentLink {
         this.#in.accept(challenge.seq);
         if (challenge.body.controller_key !== controllerKey) throw new Error('challenge from another key');
         this.version = negotiateVersion(challenge.body.versions);
+        if (this.version >= SEALED_VERSION) this.#ephemeral = generateEphemeralKeyPair();
         this.send('hello', {
           agent_id: this.identity.agent_id,
           agent_version: '0.1.0-bench',
           capabilities: ['router.ping', 'router.facts'],
+          ...(this.#ephemeral ? { session_key: this.#ephemeral.publicKey } : {}),
         });
         return;
       }
-      const envelope = openEnvelope(raw, {
-        publicKey: this.#controller,
-        sid: this.sid,
-        from: 'controller',
-        version: this.version,
-      });
+      const envelope = this.#keys
+        ? openFrame(raw, { keys: this.#keys, from: 'controller', maxBytes: 16 * 1024 * 1024 })
+        : openEnvelope(raw, {
+            publicKey: this.#controller,
+            sid: this.sid,
+            from: 'controller',
+            version: this.version,
+          });
       this.#in.accept(envelope.seq);
       for (const message of messagesOf(envelope)) {
         switch (message.type) {
           case 'welcome':
             if (message.body.agent_id !== this.identity.agent_id)
               throw new Error('welcome for another agent');
+            if (this.#ephemeral) {
+              this.#keys = deriveSessionKeys({
+                role: 'agent',
+                sid: this.sid,
+                own: this.#ephemeral,
+                peerPublicKey: message.body.session_key ?? '',
+                agentKey: derivePublicKey(this.identity.secret_key),
+                controllerKey,
+              });
+              this.#ephemeral = undefined;
+            }
             this.linked = true;
             this.heartbeatMs = message.body.heartbeat_seconds * 1000;
             this.nextPingAt = Date.now() + this.heartbeatMs;

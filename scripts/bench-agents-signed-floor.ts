@@ -4,11 +4,24 @@
 // ack, the client checks each command and signs its ack, and both refuse a sequence number that
 // does not grow. Nothing else: no envelope schema, no queue, no database. What it measures is the
 // least any link that signs every message can do on this machine, beside the unsigned peer.
-//   node --expose-gc --import tsx scripts/bench-agents-signed-floor.ts --role server
+// With `--kind mac` it is the version 3 floor instead: the same exchange, each message in a binary
+// frame (sequence number, 16-byte HMAC-SHA256 with the key of its direction, JSON body) whose MAC is
+// checked before the body is parsed; the keys come from an X25519 exchange and HKDF per connection,
+// as the agent link's session keys do (the exchange is the connection's, not the measurement's).
+//   node --expose-gc --import tsx scripts/bench-agents-signed-floor.ts --role server [--kind mac]
 //   node --import tsx scripts/bench-agents-signed-floor.ts --role clients --url WS --server-key B64
-//     [--local 127.0.0.10] (grows to the count the parent sends over IPC, like the peer's clients.js)
+//     [--kind mac] [--local 127.0.0.10] (grows to the count the parent sends over IPC, like the
+//     peer's clients.js)
 // The server's control API is the peer's: GET /stats[?gc=1], GET /rtt?n=&mode=serial|burst&timeout=.
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import {
+  createHmac,
+  createPublicKey,
+  diffieHellman,
+  generateKeyPairSync,
+  hkdfSync,
+  timingSafeEqual,
+  type KeyObject,
+} from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -22,6 +35,8 @@ const { values: opt } = parseArgs({
     url: { type: 'string' },
     'server-key': { type: 'string' },
     local: { type: 'string' },
+    /** signed: an Ed25519 signature per message; mac: version 3's MAC per message. */
+    kind: { type: 'string', default: 'signed' },
     'max-seconds': { type: 'string', default: '600' },
   },
 });
@@ -46,6 +61,56 @@ function opened(data: unknown, key: KeyObject): Record<string, unknown> | null {
   return JSON.parse(frame.b) as Record<string, unknown>;
 }
 
+// --- the version 3 floor: one MAC per message ---
+
+/**
+ * This end's keys of one connection, as the link keeps them (one small buffer, no KeyObject): the
+ * first 32 bytes MAC what it sends, the next 32 check what it gets.
+ */
+type MacKeys = Buffer;
+
+function macKeys(own: KeyObject, peerPublic: string, role: 'server' | 'client'): MacKeys {
+  const publicKey = createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(peerPublic, 'base64').toString('base64url') },
+    format: 'jwk',
+  });
+  const shared = diffieHellman({ privateKey: own, publicKey });
+  const key = (dir: string) => Buffer.from(hkdfSync('sha256', shared, 'floor', dir, 32));
+  const [toServer, toClient] = [key('client->server'), key('server->client')];
+  const keys = Buffer.allocUnsafe(64);
+  (role === 'server' ? toClient : toServer).copy(keys, 0);
+  (role === 'server' ? toServer : toClient).copy(keys, 32);
+  return keys;
+}
+
+const x25519Public = (key: KeyObject): string =>
+  Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url').toString('base64');
+
+function mac(key: Buffer, seq: Buffer, body: Buffer): Buffer {
+  return createHmac('sha256', key).update(seq).update(body).digest().subarray(0, 16);
+}
+
+/** Frame: 8-byte sequence number, 16-byte MAC, JSON body. */
+function sealed(body: { seq: number } & object, keys: MacKeys): Buffer {
+  const b = Buffer.from(JSON.stringify(body));
+  const seq = Buffer.alloc(8);
+  seq.writeUInt32BE(body.seq >>> 0, 4);
+  return Buffer.concat([seq, mac(keys.subarray(0, 32), seq, b), b]);
+}
+
+/** The body of a frame whose MAC checks (before it is parsed), else null. */
+function unsealed(data: unknown, keys: MacKeys): Record<string, unknown> | null {
+  const frame = data as Buffer;
+  if (frame.length < 24) return null;
+  const seq = frame.subarray(0, 8);
+  const body = frame.subarray(24);
+  if (!timingSafeEqual(mac(keys.subarray(32), seq, body), frame.subarray(8, 24))) return null;
+  const parsed = JSON.parse(body.toString()) as Record<string, unknown>;
+  return parsed.seq === seq.readUInt32BE(4) ? parsed : null;
+}
+
+const MAC_KIND = opt.kind === 'mac';
+
 const rawPublicKey = (key: KeyObject): Buffer =>
   (key.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32);
 
@@ -59,6 +124,7 @@ async function server(): Promise<void> {
     ws: WebSocket;
     idx: number;
     key: KeyObject | null;
+    macKeys: MacKeys | null;
     seqOut: number;
     seqIn: number;
   }
@@ -73,15 +139,23 @@ async function server(): Promise<void> {
     perMessageDeflate: false,
   });
   wss.on('connection', (ws) => {
-    const conn: Conn = { ws, idx: -1, key: null, seqOut: 0, seqIn: 0 };
+    const conn: Conn = { ws, idx: -1, key: null, macKeys: null, seqOut: 0, seqIn: 0 };
     ws.on('message', (data) => {
-      if (!conn.key) {
+      if (MAC_KIND && !conn.macKeys) {
+        // The hello: the client's X25519 key; the answer is ours. Both ends then hold the MAC keys.
+        const own = generateKeyPairSync('x25519');
+        conn.macKeys = macKeys(own.privateKey, String(data), 'server');
+        ws.send(x25519Public(own.publicKey));
+        conn.idx = conns.push(conn) - 1;
+        return;
+      }
+      if (!MAC_KIND && !conn.key) {
         // The hello: the client's public key (enrolment and the challenge are not the floor's).
         conn.key = verifyingKeyObject(Buffer.from(String(data), 'base64'));
         conn.idx = conns.push(conn) - 1;
         return;
       }
-      const body = opened(data, conn.key);
+      const body = MAC_KIND ? unsealed(data, conn.macKeys!) : opened(data, conn.key!);
       if (!body || typeof body.seq !== 'number' || body.seq <= conn.seqIn) return;
       conn.seqIn = body.seq;
       const p = pending.get(body.ack as number);
@@ -114,9 +188,8 @@ async function server(): Promise<void> {
           resolve(ms);
         },
       });
-      conn.ws.send(
-        signed({ id, seq: ++conn.seqOut, cmd: 'set-rate', user: 'was98kwz', rate: '2M/2M' }, privateKey),
-      );
+      const body = { id, seq: ++conn.seqOut, cmd: 'set-rate', user: 'was98kwz', rate: '2M/2M' };
+      conn.ws.send(MAC_KIND ? sealed(body, conn.macKeys!) : signed(body, privateKey));
     });
   const pick = (n: number) => {
     const idx = Array.from(conns.keys());
@@ -202,20 +275,27 @@ function clients(): void {
     let wasOpen = false;
     let seqIn = 0;
     let seqOut = 0;
+    const ephemeral = MAC_KIND ? generateKeyPairSync('x25519') : undefined;
+    let keys: MacKeys | undefined;
     ws.on('open', () => {
       wasOpen = true;
       connecting--;
       open++;
       sockets.add(ws);
-      ws.send(rawPublicKey(publicKey).toString('base64'));
+      ws.send(ephemeral ? x25519Public(ephemeral.publicKey) : rawPublicKey(publicKey).toString('base64'));
       report();
       fill();
     });
     ws.on('message', (data) => {
-      const body = opened(data, serverKey);
+      if (ephemeral && !keys) {
+        keys = macKeys(ephemeral.privateKey, String(data), 'client');
+        return;
+      }
+      const body = keys ? unsealed(data, keys) : opened(data, serverKey);
       if (!body || typeof body.seq !== 'number' || body.seq <= seqIn) return;
       seqIn = body.seq;
-      ws.send(signed({ ack: body.id, seq: ++seqOut }, privateKey));
+      const ack = { ack: body.id, seq: ++seqOut };
+      ws.send(keys ? sealed(ack, keys) : signed(ack, privateKey));
     });
     ws.on('error', () => undefined);
     ws.on('close', () => {

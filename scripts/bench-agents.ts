@@ -5,6 +5,8 @@
 //      it is (1k/5k/10k idle connections, RTT at 10k); `--skip peer` without the kit;
 //   2b. the signed floor: scripts/bench-agents-signed-floor.ts, the peer's exchange with an Ed25519
 //      signature on every message (same primitives as the link) and nothing else, at the last step;
+//      the version 3 floor: the same script with `--kind mac`, one HMAC-SHA256 (session keys from
+//      an X25519 exchange per connection) made and checked on every message instead;
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
 //      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
@@ -15,7 +17,8 @@
 // Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
 // The peer needs `ws`: when the kit has none and cannot install it (a read-only directory), it
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
-//   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000] [--skip peer,floor,agent,package]
+//   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
+//     [--skip peer,floor,v3floor,ours,agent,package]
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -38,7 +41,7 @@ const { values: opt } = parseArgs({
     'idle-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '3' },
     'max-seconds': { type: 'string', default: '570' },
-    /** Comma-separated sections to leave out: package, peer, floor, ours, agent. */
+    /** Comma-separated sections to leave out: package, peer, floor, v3floor, ours, agent. */
     skip: { type: 'string', default: '' },
     /** Also write the report (and the raw figures as JSON) to this file. */
     out: { type: 'string' },
@@ -302,6 +305,7 @@ interface AgentFigures {
 const report: {
   peer?: ServerFigures;
   floor?: ServerFigures;
+  macFloor?: ServerFigures;
   ours?: ServerFigures;
   agent: AgentFigures;
   notes: string[];
@@ -564,13 +568,25 @@ async function growTo(ctl: string, workers: ChildProcess[], n: number, base: Sta
 
 // --- 2b. the signed floor ------------------------------------------------------------------------
 
-async function signedFloor(): Promise<void> {
+async function signedFloor(kind: 'signed' | 'mac'): Promise<void> {
   const script = join(ROOT, 'scripts/bench-agents-signed-floor.ts');
+  const name = kind === 'mac' ? 'v3 floor' : 'signed floor';
   const { child, info } = await startService(
     process.execPath,
-    ['--expose-gc', '--import', 'tsx', script, '--role', 'server', '--max-seconds', String(secondsLeft())],
+    [
+      '--expose-gc',
+      '--import',
+      'tsx',
+      script,
+      '--role',
+      'server',
+      '--kind',
+      kind,
+      '--max-seconds',
+      String(secondsLeft()),
+    ],
     /"ready":true/,
-    join(work, 'signed-floor.log'),
+    join(work, `${kind}-floor.log`),
   );
   const server = info as { url: string; ctl: string; server_key: string };
   const state = new Map<ChildProcess, { open: number; failed: number }>();
@@ -581,6 +597,8 @@ async function signedFloor(): Promise<void> {
         [
           '--role',
           'clients',
+          '--kind',
+          kind,
           '--url',
           server.url,
           '--server-key',
@@ -601,14 +619,16 @@ async function signedFloor(): Promise<void> {
     await sleep(1000);
     const other = otherCpu();
     const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
-    report.floor = {
+    const figures: ServerFigures = {
       base,
-      steps: [await growTo(server.ctl, workers, maxConns, base, 'signed floor')],
+      steps: [await growTo(server.ctl, workers, maxConns, base, name)],
       serial: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
       burst: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
       failed: [...state.values()].reduce((a, x) => a + x.failed, 0),
     };
-    report.floor.otherCpu = other();
+    figures.otherCpu = other();
+    if (kind === 'mac') report.macFloor = figures;
+    else report.floor = figures;
   } finally {
     for (const w of workers) w.send({ stop: true });
     await sleep(500);
@@ -762,6 +782,7 @@ function table(): string {
   };
   add('ws peer', report.peer);
   add('signed floor', report.floor);
+  add('v3 floor', report.macFloor);
   add('ticketnet', report.ours);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) =>
@@ -773,10 +794,13 @@ function table(): string {
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
   lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
-  lines.push(' through CommandService: signed command, ack and result, each state stored in SQLite;');
   lines.push(
-    ' signed floor = the peer exchange with an Ed25519 signature made and checked on every message)',
+    ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
   );
+  lines.push(
+    ' signed floor = the peer exchange with an Ed25519 signature made and checked on every message;',
+  );
+  lines.push(' v3 floor = the same exchange with one HMAC-SHA256 (X25519 + HKDF session keys) per message)');
 
   const { peer: p, ours: o } = report;
   if (p && o && p.steps.length && o.steps.length) {
@@ -808,10 +832,16 @@ function table(): string {
         : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
     lines.push(`  ours, serial: ${tail(o.serial)}`);
     lines.push(`  ours, burst:  ${tail(o.burst)}`);
+    const ratio = (a?: number | null, b?: number | null) =>
+      a == null || b == null ? '-' : `${(a / b).toFixed(2)}x`;
+    const m = report.macFloor;
+    if (m) {
+      lines.push(
+        `  v3 floor / peer: serial p99 ${ratio(m.serial?.p99, p.serial?.p99)}, burst p99 ${ratio(m.burst?.p99, p.burst?.p99)}, bytes/conn ${ratio(m.steps.at(-1)?.bytesPerConn, pp.bytesPerConn)} (lost ${m.serial?.lost ?? '-'} / ${m.burst?.lost ?? '-'})`,
+      );
+    }
     const f = report.floor;
     if (f) {
-      const ratio = (a?: number | null, b?: number | null) =>
-        a == null || b == null ? '-' : `${(a / b).toFixed(2)}x`;
       lines.push(
         `  signed floor / peer: serial p99 ${ratio(f.serial?.p99, p.serial?.p99)}, burst p99 ${ratio(f.burst?.p99, p.burst?.p99)} (lost ${f.serial?.lost ?? '-'} / ${f.burst?.lost ?? '-'})`,
       );
@@ -827,12 +857,14 @@ function table(): string {
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
   }
-  const noisy = [report.peer, report.floor, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
+  const noisy = [report.peer, report.floor, report.macFloor, report.ours].some(
+    (f) => (f?.otherCpu ?? 0) > 0.05,
+  );
   if (report.peer || report.ours) {
     const pct = (f?: ServerFigures) =>
       f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`;
     lines.push(
-      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, signed floor ${pct(report.floor)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
+      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, signed floor ${pct(report.floor)}, v3 floor ${pct(report.macFloor)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
     );
   }
 
@@ -877,12 +909,14 @@ try {
       exitCode = 1;
     }
   }
-  if (!skip.has('floor')) {
-    console.error(`bench: the signed floor, ${fmtInt(maxConns)}`);
+  for (const kind of ['signed', 'mac'] as const) {
+    if (skip.has(kind === 'mac' ? 'v3floor' : 'floor')) continue;
+    const name = kind === 'mac' ? 'v3 floor' : 'signed floor';
+    console.error(`bench: the ${name}, ${fmtInt(maxConns)}`);
     try {
-      await signedFloor();
+      await signedFloor(kind);
     } catch (err) {
-      report.notes.push(`signed floor failed: ${(err as Error).message}`);
+      report.notes.push(`${name} failed: ${(err as Error).message}`);
       exitCode = 1;
     }
   }

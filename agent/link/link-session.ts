@@ -2,7 +2,8 @@
 // sequence-checks what the controller sends, and keeps the connection honest with ws pings.
 // In protocol version 2 an ack waits up to ACK_HOLD_MS for the next message (usually the command's
 // result) and goes out with it in one signed batch: one signature here and one verification and
-// one database write at the controller, instead of two each.
+// one database write at the controller, instead of two each. In version 3 frames are sealed with
+// the session keys (a MAC per frame, bulk payloads compressed) instead of signed.
 import type WebSocket from 'ws';
 import {
   commandTtlMs,
@@ -10,7 +11,9 @@ import {
   isBatchableType,
   messagesOf,
   openEnvelope,
+  openFrame,
   ProtocolError,
+  sealFrame,
   signEnvelope,
   signingKey,
   verifyingKey,
@@ -23,6 +26,7 @@ import type {
   RawFrame,
   SequenceCounter,
   SequenceGuard,
+  SessionKeys,
   SigningKey,
   VerifyingKey,
 } from '../../protocol/index.js';
@@ -59,10 +63,17 @@ export interface LinkSessionOptions {
   counter: SequenceCounter;
   /** Protocol version the handshake settled (default 1). */
   version?: number;
+  /** Version 3: the session keys; every frame is sealed with them instead of signed. */
+  keys?: SessionKeys;
+  /** Largest frame accepted from the controller, which also caps a compressed frame once inflated. */
+  maxPayloadBytes?: number;
   /** Overrides `welcome.heartbeat_seconds` (tests). */
   heartbeatMs?: number;
   now?: () => Date;
 }
+
+// The agent's default frame limit (`openLink`'s), which also caps an inflated payload.
+const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 
 /** Silence longer than this many heartbeats ends the connection. */
 export const SILENCE_HEARTBEATS = 2.5;
@@ -93,8 +104,9 @@ export class LinkSession {
   readonly #options: LinkSessionOptions;
   readonly #heartbeatMs: number;
   readonly #version: number;
-  readonly #signingKey: SigningKey;
-  readonly #controllerKey: VerifyingKey;
+  /** Signed sessions only (versions 1 and 2): sealed ones need nothing but the session keys. */
+  readonly #signingKey: SigningKey | undefined;
+  readonly #controllerKey: VerifyingKey | undefined;
   /** Acks waiting for the next message (version 2), and the timer that sends them alone. */
   #heldAcks: BatchedMessage[] = [];
   #ackTimer: NodeJS.Timeout | undefined;
@@ -112,8 +124,10 @@ export class LinkSession {
     this.connectedAt = performance.now();
     this.#heartbeatMs = options.heartbeatMs ?? options.welcome.heartbeat_seconds * 1000;
     this.#version = options.version ?? 1;
-    this.#signingKey = signingKey(options.secretKey);
-    this.#controllerKey = verifyingKey(options.controllerKey);
+    if (options.keys === undefined) {
+      this.#signingKey = signingKey(options.secretKey);
+      this.#controllerKey = verifyingKey(options.controllerKey);
+    }
     this.ended = new Promise<SessionEnd>((resolve) => {
       this.#ws.once('close', (closeCode: number, reason: Buffer) => {
         this.#stopTimers();
@@ -134,6 +148,11 @@ export class LinkSession {
       if (this.isOpen) this.#ws.ping();
     }, this.#heartbeatMs);
     this.#pingTimer.unref();
+  }
+
+  /** Protocol version of this connection, as the handshake settled it. */
+  get version(): number {
+    return this.#version;
   }
 
   /** True while frames can be sent. */
@@ -188,10 +207,21 @@ export class LinkSession {
   }
 
   #write<T extends MessageType>(type: T, body: MessageBody<T>): Promise<boolean> {
+    const { keys } = this.#options;
+    if (keys) {
+      const frame = sealFrame(type, body as never, {
+        keys,
+        seq: this.#options.counter.next(),
+        ...(this.#options.now ? { now: this.#options.now() } : {}),
+      });
+      return new Promise((resolve) => {
+        this.#ws.send(frame, (err) => resolve(err === undefined || err === null));
+      });
+    }
     const envelope = signEnvelope(type, body as never, {
       sid: this.sid,
       seq: this.#options.counter.next(),
-      secretKey: this.#signingKey,
+      secretKey: this.#signingKey!,
       v: this.#version,
       ...(this.#options.now ? { now: this.#options.now() } : {}),
     });
@@ -219,13 +249,22 @@ export class LinkSession {
     let messages: readonly ControllerMessage[];
     let signedAt: string;
     try {
-      const envelope = openEnvelope(raw, {
-        publicKey: this.#controllerKey,
-        sid: this.sid,
-        expect: CONTROLLER_TYPES as (ControllerMessage['type'] | 'batch')[],
-        from: 'controller',
-        version: this.#version,
-      });
+      const expect = CONTROLLER_TYPES as (ControllerMessage['type'] | 'batch')[];
+      const { keys } = this.#options;
+      const envelope = keys
+        ? openFrame(raw, {
+            keys,
+            expect,
+            from: 'controller',
+            maxBytes: this.#options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD,
+          })
+        : openEnvelope(raw, {
+            publicKey: this.#controllerKey!,
+            sid: this.sid,
+            expect,
+            from: 'controller',
+            version: this.#version,
+          });
       this.#options.guard.accept(envelope.seq);
       messages = messagesOf(envelope) as readonly ControllerMessage[];
       signedAt = envelope.ts;

@@ -1,17 +1,22 @@
 // Opens one connection to the controller and runs the handshake:
 // challenge (verified) → enrol | hello → welcome (verified) | error.
+// In protocol version 3 the enrol/hello carries a fresh X25519 key and the welcome the controller's;
+// the session keys derived from them authenticate every frame after the welcome.
 import WebSocket from 'ws';
 import {
+  deriveSessionKeys,
+  generateEphemeralKeyPair,
   negotiateVersion,
   openEnvelope,
   parseEnvelopeUnverified,
   ProtocolError,
   SequenceCounter,
   SequenceGuard,
+  SEALED_VERSION,
   signEnvelope,
   encodeEnvelope,
 } from '../../protocol/index.js';
-import type { KeyPair, MessageBody, RawFrame } from '../../protocol/index.js';
+import type { EphemeralKeyPair, KeyPair, MessageBody, RawFrame, SessionKeys } from '../../protocol/index.js';
 import type { Identity } from '../state/identity-store.js';
 import { controllerRefusal, LinkError } from './link-error.js';
 import { LinkSession } from './link-session.js';
@@ -37,6 +42,8 @@ export interface OpenLinkOptions {
   now?: () => Date;
   /** Aborting ends the handshake (the agent is stopping). */
   signal?: AbortSignal;
+  /** Highest protocol version to speak (default: this build's); tests use it to act as an older agent. */
+  maxVersion?: number;
 }
 
 /** A live, authenticated connection and the controller key it was verified against. */
@@ -66,6 +73,9 @@ class Handshake {
   readonly #guard = new SequenceGuard();
   readonly #counter = new SequenceCounter();
   readonly #secretKey: string;
+  readonly #publicKey: string;
+  /** Version 3: this connection's X25519 key pair, sent in the signed enrol/hello. */
+  #ephemeral: EphemeralKeyPair | undefined;
   #step: 'challenge' | 'welcome' | 'done' = 'challenge';
   #sid = '';
   #controllerKey = '';
@@ -81,6 +91,8 @@ class Handshake {
     const { credentials } = options;
     this.#secretKey =
       credentials.kind === 'enrol' ? credentials.keyPair.secretKey : credentials.identity.agent_secret_key;
+    this.#publicKey =
+      credentials.kind === 'enrol' ? credentials.keyPair.publicKey : credentials.identity.agent_public_key;
   }
 
   run(): Promise<OpenedLink> {
@@ -160,7 +172,9 @@ class Handshake {
     this.#guard.accept(challenge.seq);
     this.#sid = challenge.sid;
     this.#controllerKey = key;
-    this.#version = negotiateVersion(challenge.body.versions);
+    this.#version = negotiateVersion(challenge.body.versions, this.options.maxVersion);
+    if (this.#version >= SEALED_VERSION) this.#ephemeral = generateEphemeralKeyPair();
+    const sessionKey = this.#ephemeral ? { session_key: this.#ephemeral.publicKey } : {};
     this.#step = 'welcome';
     const sign = {
       sid: this.#sid,
@@ -178,6 +192,7 @@ class Handshake {
               agent_key: credentials.keyPair.publicKey,
               agent_version: this.options.agentVersion,
               ...(credentials.facts ? { facts: credentials.facts } : {}),
+              ...sessionKey,
             },
             sign,
           )
@@ -187,6 +202,7 @@ class Handshake {
               agent_id: credentials.identity.agent_id,
               agent_version: this.options.agentVersion,
               capabilities: [...this.options.capabilities],
+              ...sessionKey,
             },
             sign,
           );
@@ -215,6 +231,7 @@ class Handshake {
     if (credentials.kind === 'hello' && welcome.agent_id !== credentials.identity.agent_id) {
       throw new LinkError('AGENT_ID_MISMATCH', `welcome is for agent ${welcome.agent_id}`, 'agent');
     }
+    const keys = this.#sessionKeys(welcome);
     this.#step = 'done';
     this.#detach();
     const session = new LinkSession({
@@ -226,12 +243,35 @@ class Handshake {
       guard: this.#guard,
       counter: this.#counter,
       version: this.#version,
+      ...(keys ? { keys } : {}),
+      ...(this.options.maxPayloadBytes !== undefined
+        ? { maxPayloadBytes: this.options.maxPayloadBytes }
+        : {}),
       ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
     const settle = this.#settle;
     this.#settle = undefined;
     settle?.resolve({ session, controllerKey: this.#controllerKey });
+  }
+
+  // Version 3: the keys of the session, from our ephemeral key and the one in the verified welcome.
+  #sessionKeys(welcome: MessageBody<'welcome'>): SessionKeys | undefined {
+    if (this.#ephemeral === undefined) return undefined;
+    if (welcome.session_key === undefined) {
+      throw new LinkError('BAD_MESSAGE', `welcome of version ${this.#version} without session_key`, 'agent');
+    }
+    const keys = deriveSessionKeys({
+      role: 'agent',
+      sid: this.#sid,
+      own: this.#ephemeral,
+      peerPublicKey: welcome.session_key,
+      agentKey: this.#publicKey,
+      controllerKey: this.#controllerKey,
+    });
+    // The ephemeral secret is not needed any more; only the derived keys live on.
+    this.#ephemeral = undefined;
+    return keys;
   }
 
   #now(): { now?: Date } {

@@ -8,6 +8,7 @@ import {
   openEnvelope,
   parseEnvelopeUnverified,
   ProtocolError,
+  SEALED_VERSION,
   type EnvelopeOf,
   type LinkErrorCode,
   type SequenceGuard,
@@ -23,7 +24,13 @@ export interface SessionAgent {
   version: string;
 }
 
-export type HandshakeAnswer = { agent: SessionAgent } | { refused: { code: LinkErrorCode; message: string } };
+export type HandshakeAnswer =
+  | {
+      agent: SessionAgent;
+      /** Version 3: the agent's ephemeral X25519 key, from its verified frame. */
+      sessionKey?: string | undefined;
+    }
+  | { refused: { code: LinkErrorCode; message: string } };
 
 export interface HandshakeContext {
   /** The connection's challenge nonce, the `sid` of every envelope on it. */
@@ -48,6 +55,10 @@ export function agentHandshake(
   first: FirstFrame,
   ctx: HandshakeContext,
 ): Promise<HandshakeAnswer> {
+  // Before any credential is looked at, so a version 3 enrol without it does not spend its code.
+  if (first.v >= SEALED_VERSION && first.body.session_key === undefined) {
+    throw new ProtocolError('BAD_MESSAGE', `${first.type} of version ${first.v} without session_key`);
+  }
   return first.type === 'enrol'
     ? enrol(raw, first.body.agent_key, ctx)
     : hello(raw, first.body.agent_id, ctx);
@@ -79,6 +90,7 @@ async function enrol(raw: RawData, agentKey: string, ctx: HandshakeContext): Pro
       publicKey: body.agent_key,
       version: body.agent_version,
     },
+    sessionKey: body.session_key,
   };
 }
 
@@ -108,5 +120,6 @@ async function hello(raw: RawData, agentId: string, ctx: HandshakeContext): Prom
       publicKey: record.publicKey,
       version: envelope.body.agent_version,
     },
+    sessionKey: envelope.body.session_key,
   };
 }

@@ -4,7 +4,9 @@
 // Frames are handled one at a time so an ack is recorded before the result that follows it.
 // The connection speaks the protocol version the agent chose from the challenge's offer; in version
 // 2 an agent frame may be a `batch` (an ack and its result under one signature: one verification and
-// one database write), and commands that go out together travel as one batch.
+// one database write), and commands that go out together travel as one batch. In version 3 the
+// signed hello/enrol and welcome carry each end's ephemeral X25519 key, and every frame after the
+// welcome is sealed with the session key of its direction (a MAC, no signature: `sealFrame`/`openFrame`).
 //
 // A controller holds thousands of these, so a session keeps to a few fields: no timer (the hub
 // enforces the handshake deadline and the heartbeat from its own periodic sweeps), no closures (the
@@ -13,7 +15,9 @@
 import { WebSocket, type RawData } from 'ws';
 import type { z } from 'zod';
 import {
+  deriveSessionKeys,
   encodeEnvelope,
+  generateEphemeralKeyPair,
   generateSessionNonce,
   HANDSHAKE_VERSION,
   MAX_BATCH_MESSAGES,
@@ -21,7 +25,10 @@ import {
   type MESSAGE_SCHEMAS,
   messagesOf,
   openEnvelope,
+  openFrame,
   ProtocolError,
+  sealFrame,
+  SEALED_VERSION,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
@@ -32,6 +39,7 @@ import {
   type LinkErrorCode,
   type MessageOf,
   type MessageType,
+  type SessionKeys,
   type SigningKey,
   type VerifyingKey,
 } from '../../protocol/index.js';
@@ -104,6 +112,8 @@ export class AgentSession {
   #version = HANDSHAKE_VERSION;
   /** The agent's public key, made ready once the handshake has verified it. */
   #agentKey: VerifyingKey | undefined;
+  /** Version 3: the session's MAC keys, set once the welcome is sent; every frame after is sealed. */
+  #keys: SessionKeys | undefined;
   readonly #out = new SequenceCounter();
   readonly #in = new SequenceGuard();
   /** Commands sent on this link and not yet answered: id → name (a result then needs no read). */
@@ -292,12 +302,14 @@ export class AgentSession {
     this.alive = true;
     if (this.#state === 'handshake') return this.#handshake(raw);
     const agent = this.agent!;
-    const envelope = openEnvelope(raw, {
-      publicKey: this.#agentKey!,
-      sid: this.sid,
-      from: 'agent',
-      version: this.#version,
-    });
+    const envelope = this.#keys
+      ? openFrame(raw, { keys: this.#keys, from: 'agent', maxBytes: this.host.maxPayload })
+      : openEnvelope(raw, {
+          publicKey: this.#agentKey!,
+          sid: this.sid,
+          from: 'agent',
+          version: this.#version,
+        });
     this.#in.accept(envelope.seq);
     const messages = messagesOf(envelope);
     // An ack whose result is in the same batch needs no write of its own: the result's write
@@ -379,8 +391,24 @@ export class AgentSession {
     const { agent } = answer;
     // A method call, not a property read: the state changes across the awaits above.
     if (this.#isClosed()) return;
+    // Version 3: the agent's ephemeral key came in its verified frame; ours goes in the signed welcome.
+    let keys: SessionKeys | undefined;
+    let sessionKey: string | undefined;
+    if (this.#version >= SEALED_VERSION) {
+      const own = generateEphemeralKeyPair();
+      keys = deriveSessionKeys({
+        role: 'controller',
+        sid: this.sid,
+        own,
+        peerPublicKey: answer.sessionKey!,
+        agentKey: agent.publicKey,
+        controllerKey: this.host.identity.publicKey,
+      });
+      sessionKey = own.publicKey;
+    }
     this.agent = agent;
-    this.#agentKey = verifyingKey(agent.publicKey);
+    // Signed sessions check every frame against the agent's key; sealed ones need only the session keys.
+    if (keys === undefined) this.#agentKey = verifyingKey(agent.publicKey);
     await this.host.register(this);
     // The socket may have closed (or timed out) while the database was answering.
     if (this.#isClosed()) return;
@@ -392,7 +420,9 @@ export class AgentSession {
       allocation_id: agent.allocationId,
       controller_key: this.host.identity.publicKey,
       heartbeat_seconds: this.host.heartbeatSeconds,
+      ...(sessionKey ? { session_key: sessionKey } : {}),
     });
+    this.#keys = keys;
     this.host.logger.info(this.#fields({ version: agent.version }), 'agent connected');
     void this.deliverOpen();
   }
@@ -450,6 +480,12 @@ export class AgentSession {
 
   #send<T extends MessageType>(type: T, body: z.input<(typeof MESSAGE_SCHEMAS)[T]>): void {
     if (this.ws.readyState !== WebSocket.OPEN) return;
+    if (this.#keys) {
+      this.ws.send(
+        sealFrame(type, body, { keys: this.#keys, seq: this.#out.next(), now: this.host.clock.now() }),
+      );
+      return;
+    }
     const envelope = signEnvelope(type, body, {
       sid: this.sid,
       seq: this.#out.next(),

@@ -1,22 +1,36 @@
 // A controller stand-in for agent tests: a real `ws` server at /agent/v1 that runs the handshake
 // with the protocol package, records what agents send, and misbehaves on demand (drops sockets,
-// withholds report_acks, signs with another key, stops answering pings).
+// withholds report_acks, signs with another key, stops answering pings). It speaks version 1 unless
+// given `versions` to offer; in version 3 it derives the session keys and seals its frames.
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type WebSocket from 'ws';
 import {
+  deriveSessionKeys,
   encodeEnvelope,
+  generateEphemeralKeyPair,
   generateKeyPair,
   generateSessionNonce,
   normaliseEnrolCode,
+  messagesOf,
   openEnvelope,
+  openFrame,
   parseEnvelopeUnverified,
+  sealFrame,
+  SEALED_VERSION,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
 } from '../../protocol/index.js';
-import type { KeyPair, LinkErrorCode, MessageBody, MessageType, RawFrame } from '../../protocol/index.js';
+import type {
+  KeyPair,
+  LinkErrorCode,
+  MessageBody,
+  MessageType,
+  RawFrame,
+  SessionKeys,
+} from '../../protocol/index.js';
 
 type Report = MessageBody<'report'>;
 type Result = MessageBody<'result'>;
@@ -28,6 +42,8 @@ export interface FakeHubOptions {
   autoPong?: boolean;
   /** Listen on this port (default: any free one), e.g. to bring a hub back where agents expect it. */
   port?: number;
+  /** Protocol versions offered in the challenge (default: none, a version 1 controller). */
+  versions?: number[];
 }
 
 interface AgentRecord {
@@ -42,6 +58,10 @@ export class HubConnection {
   readonly counter = new SequenceCounter();
   readonly guard = new SequenceGuard();
   agentId: string | undefined;
+  /** Protocol version of the connection: that of the agent's enrol or hello. */
+  version = 1;
+  /** Version 3: the session keys, once the welcome is sent. */
+  keys: SessionKeys | undefined;
   /** Frames received after the handshake, by type. */
   readonly received: { type: string; body: unknown }[] = [];
 
@@ -53,13 +73,24 @@ export class HubConnection {
   ) {}
 
   send<T extends MessageType>(type: T, body: MessageBody<T>): void {
+    const now = new Date(Date.now() + this.clockOffsetMs);
+    if (this.keys) {
+      this.ws.send(sealFrame(type, body as never, { keys: this.keys, seq: this.counter.next(), now }));
+      return;
+    }
     const envelope = signEnvelope(type, body as never, {
       sid: this.sid,
       seq: this.counter.next(),
       secretKey: this.secretKey,
-      now: new Date(Date.now() + this.clockOffsetMs),
+      v: this.version,
+      now,
     });
     this.ws.send(encodeEnvelope(envelope));
+  }
+
+  /** Sends bytes as they are (a forged or tampered frame). */
+  sendRaw(frame: Buffer): void {
+    this.ws.send(frame);
   }
 
   refuse(code: LinkErrorCode, message = ''): void {
@@ -73,6 +104,7 @@ export class FakeHub {
   /** When set, challenges are signed with (and announce) this key instead: another controller. */
   challengeKey: KeyPair | undefined;
   readonly heartbeatSeconds: number;
+  readonly versions: number[] | undefined;
   readonly codes = new Map<string, { allocationId: string }>();
   readonly agents = new Map<string, AgentRecord>();
   readonly connections: HubConnection[] = [];
@@ -102,6 +134,7 @@ export class FakeHub {
   constructor(options: FakeHubOptions = {}) {
     this.keyPair = options.keyPair ?? generateKeyPair();
     this.heartbeatSeconds = options.heartbeatSeconds ?? 20;
+    this.versions = options.versions;
     this.#server = new WebSocketServer({
       host: '127.0.0.1',
       port: options.port ?? 0,
@@ -200,6 +233,7 @@ export class FakeHub {
       nonce: conn.sid,
       controller_key: signing.publicKey,
       server_time: new Date(Date.now() + this.clockOffsetMs).toISOString(),
+      ...(this.versions ? { versions: this.versions } : {}),
     });
     ws.on('message', (raw: RawFrame) => {
       try {
@@ -213,6 +247,7 @@ export class FakeHub {
 
   #handshake(conn: HubConnection, raw: RawFrame): void {
     const peek = parseEnvelopeUnverified(raw, { sid: conn.sid, expect: ['enrol', 'hello'], from: 'agent' });
+    conn.version = peek.v;
     if (this.refuseNext !== undefined) {
       const code = this.refuseNext;
       this.refuseNext = undefined;
@@ -233,7 +268,7 @@ export class FakeHub {
         allocationId: slot.allocationId,
         revoked: false,
       });
-      this.#welcome(conn, agentId, slot.allocationId);
+      this.#welcome(conn, agentId, slot.allocationId, env.body.session_key);
       return;
     }
     const agent = this.agents.get(peek.body.agent_id);
@@ -242,10 +277,24 @@ export class FakeHub {
     conn.guard.accept(env.seq);
     if (agent.revoked) return conn.refuse('AGENT_REVOKED', 'revoked');
     this.hellos.push(env.body);
-    this.#welcome(conn, env.body.agent_id, agent.allocationId);
+    this.#welcome(conn, env.body.agent_id, agent.allocationId, env.body.session_key);
   }
 
-  #welcome(conn: HubConnection, agentId: string, allocationId: string): void {
+  #welcome(conn: HubConnection, agentId: string, allocationId: string, agentSessionKey?: string): void {
+    let keys: SessionKeys | undefined;
+    let sessionKey: string | undefined;
+    if (conn.version >= SEALED_VERSION) {
+      const own = generateEphemeralKeyPair();
+      sessionKey = own.publicKey;
+      keys = deriveSessionKeys({
+        role: 'controller',
+        sid: conn.sid,
+        own,
+        peerPublicKey: agentSessionKey ?? '',
+        agentKey: this.agents.get(agentId)!.publicKey,
+        controllerKey: this.keyPair.publicKey,
+      });
+    }
     const previous = this.current.get(agentId);
     if (previous !== undefined && previous !== conn)
       previous.refuse('SESSION_REPLACED', 'a newer connection took over');
@@ -256,31 +305,39 @@ export class FakeHub {
       allocation_id: allocationId,
       controller_key: this.keyPair.publicKey,
       heartbeat_seconds: this.heartbeatSeconds,
+      ...(sessionKey ? { session_key: sessionKey } : {}),
     });
+    conn.keys = keys;
   }
 
   #onMessage(conn: HubConnection, raw: RawFrame): void {
     const agent = this.agents.get(conn.agentId as string) as AgentRecord;
-    const env = openEnvelope(raw, { publicKey: agent.publicKey, sid: conn.sid, from: 'agent' });
+    const env = conn.keys
+      ? openFrame(raw, { keys: conn.keys, from: 'agent', maxBytes: 64 * 1024 * 1024 })
+      : openEnvelope(raw, { publicKey: agent.publicKey, sid: conn.sid, from: 'agent' });
     conn.guard.accept(env.seq);
-    conn.received.push({ type: env.type, body: env.body });
-    switch (env.type) {
+    for (const message of messagesOf(env)) this.#onOne(conn, message);
+  }
+
+  #onOne(conn: HubConnection, message: ReturnType<typeof messagesOf>[number]): void {
+    conn.received.push({ type: message.type, body: message.body });
+    switch (message.type) {
       case 'ack':
-        this.acks.push(env.body.id);
+        this.acks.push(message.body.id);
         break;
       case 'result':
-        this.results.push(env.body);
+        this.results.push(message.body);
         break;
       case 'report': {
-        this.reportLog.push(env.body);
-        if (!this.reports.has(env.body.id)) this.reports.set(env.body.id, env.body);
-        const ids = [env.body.id];
+        this.reportLog.push(message.body);
+        if (!this.reports.has(message.body.id)) this.reports.set(message.body.id, message.body);
+        const ids = [message.body.id];
         if (this.withholdAcks) this.#withheld.push({ conn, ids });
         else conn.send('report_ack', { ids });
         break;
       }
       case 'ping':
-        conn.send('pong', { t: env.body.t });
+        conn.send('pong', { t: message.body.t });
         break;
       default:
         break;

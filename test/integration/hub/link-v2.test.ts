@@ -50,7 +50,7 @@ class V2Link {
       this.#in.accept(challenge.seq);
       this.sid = challenge.sid;
       this.offered = challenge.body.versions;
-      this.version = negotiateVersion(challenge.body.versions);
+      this.version = negotiateVersion(challenge.body.versions, 2);
       this.send('hello', { agent_id: this.agent.agentId!, agent_version: '0.2.0', capabilities: [] });
       return;
     }
@@ -115,9 +115,9 @@ forEachDatabase('agent link, protocol version 2', (database) => {
     return { agent, link };
   }
 
-  it('offers versions 1 and 2 in the challenge and answers a version 2 hello in version 2', async () => {
+  it('offers versions 1 to 3 in the challenge and answers a version 2 hello in version 2', async () => {
     const { link } = await v2Agent();
-    expect(link.offered).to.deep.equal([1, 2]);
+    expect(link.offered).to.deep.equal([1, 2, 3]);
     expect(link.version).to.equal(2);
     expect(link.frames[0]).to.include({ type: 'welcome', v: 2 });
   });

@@ -33,15 +33,20 @@ describe('protocol version 2', () => {
       ['nothing offered (a version 1 controller)', undefined, 1],
       ['only 1', [1], 1],
       ['1 and 2', [1, 2], 2],
+      ['1, 2 and 3', [1, 2, 3], 3],
       ['2 and an unknown 7', [7, 2], 2],
       ['only versions this build does not speak', [5, 6], 1],
     ];
     for (const [name, offered, expected] of cases) {
       it(`answers ${expected} for ${name}`, () => expect(negotiateVersion(offered)).to.equal(expected));
     }
-    it('speaks 1 and 2', () => {
-      expect(SUPPORTED_VERSIONS).to.deep.equal([1, 2]);
-      expect(PROTOCOL_VERSION).to.equal(2);
+    it('stays at or below the highest version asked for (an older agent)', () => {
+      expect(negotiateVersion([1, 2, 3], 2)).to.equal(2);
+      expect(negotiateVersion([1, 2, 3], 1)).to.equal(1);
+    });
+    it('speaks 1, 2 and 3', () => {
+      expect(SUPPORTED_VERSIONS).to.deep.equal([1, 2, 3]);
+      expect(PROTOCOL_VERSION).to.equal(3);
     });
   });
 
@@ -173,7 +178,7 @@ describe('protocol version 2', () => {
         'BAD_MESSAGE',
       );
       expectProtocolError(
-        () => signEnvelope('ack', { id: COMMAND_ID }, { ...agentV2, v: 3 }),
+        () => signEnvelope('ack', { id: COMMAND_ID }, { ...agentV2, v: 4 }),
         'UNSUPPORTED_VERSION',
       );
     });

@@ -127,8 +127,8 @@ describe('protocol envelopes', () => {
         () => signRaw(rawFields('ack', SAMPLE_BODIES.ack), otherKey.secretKey),
         'BAD_SIGNATURE',
       ],
-      ['version 3', () => patch(base(), (e) => (e.v = 3)), 'UNSUPPORTED_VERSION'],
-      ['version 3 with another shape', () => JSON.stringify({ v: 3, frame: 'x' }), 'UNSUPPORTED_VERSION'],
+      ['version 4', () => patch(base(), (e) => (e.v = 4)), 'UNSUPPORTED_VERSION'],
+      ['version 4 with another shape', () => JSON.stringify({ v: 4, frame: 'x' }), 'UNSUPPORTED_VERSION'],
       ['signed in version 1, sent as version 2', () => patch(base(), (e) => (e.v = 2)), 'BAD_SIGNATURE'],
       [
         'version 0',

@@ -1,0 +1,180 @@
+// The frames of protocol version 3 after the handshake: one binary websocket frame each, a short
+// header, a MAC made with the session key of the sender's direction, and the message.
+//
+//   byte 0      version (3)
+//   byte 1      flags: bit 0 = the payload is deflate-raw compressed; other bits must be 0
+//   bytes 2-9   sequence number, unsigned big-endian
+//   bytes 10-25 MAC: HMAC-SHA256 truncated to 16 bytes over bytes 0-9, the session id's bytes and
+//               the payload as sent (compressed or not)
+//   bytes 26-   payload: UTF-8 JSON {"type","ts","body"}
+//
+// The receiver checks the MAC (in constant time) before it reads anything else: nothing is
+// decompressed, parsed or validated until the frame is known to come from the peer of this session.
+// The session id is not on the wire: the MAC covers it, so a frame of another session is refused.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { z } from 'zod';
+import { bodyToSend, checkMessage, type EnvelopeOf, type RawFrame, type ReadOptions } from './envelope.js';
+import { isoTimeSchema } from './fields.js';
+import type { MESSAGE_SCHEMAS, MessageType } from './message-schemas.js';
+import { ProtocolError } from './protocol-error.js';
+import { MAC_KEY_BYTES, type SessionKeys } from './session-keys.js';
+
+/** The protocol version of sealed frames. */
+export const SEALED_VERSION = 3;
+/** Bytes before the payload: version, flags, sequence number, MAC. */
+export const SEALED_HEADER_BYTES = 26;
+const MAC_BYTES = 16;
+const MAC_AT = 10;
+const FLAG_DEFLATE = 1;
+
+/**
+ * Payloads from this size on are compressed when that makes them smaller: below it the saving is a
+ * few bytes and not worth the CPU (acks, results, pings, single reports stay plain).
+ */
+export const COMPRESS_FROM_BYTES = 1024;
+
+export interface SealOptions {
+  keys: SessionKeys;
+  /** This sender's next sequence number in the session (from a `SequenceCounter`). */
+  seq: number;
+  /** Sending time, from the injectable clock; defaults to the system clock. */
+  now?: Date;
+  /** Compress a payload from this size on (default `COMPRESS_FROM_BYTES`; Infinity: never). */
+  compressFrom?: number;
+}
+
+export interface OpenFrameOptions<T extends MessageType = MessageType> extends Omit<ReadOptions<T>, 'sid'> {
+  keys: SessionKeys;
+  /**
+   * Largest payload once decompressed: the receiver's authenticated frame limit, so a compressed
+   * frame cannot make it hold more than an uncompressed one could.
+   */
+  maxBytes: number;
+}
+
+/**
+ * Checks `body` against its type's schema and seals it for the session's peer.
+ * Send the result as one binary websocket frame.
+ * @throws ProtocolError `BAD_MESSAGE` for an invalid body or sequence number, `UNKNOWN_TYPE`.
+ */
+export function sealFrame<T extends MessageType>(
+  type: T,
+  body: z.input<(typeof MESSAGE_SCHEMAS)[T]>,
+  options: SealOptions,
+): Buffer {
+  if (!Number.isSafeInteger(options.seq) || options.seq < 1) {
+    throw new ProtocolError('BAD_MESSAGE', `cannot seal ${type}: sequence number ${options.seq}`);
+  }
+  const checked = bodyToSend(type, body, SEALED_VERSION);
+  const ts = (options.now ?? new Date()).toISOString();
+  let payload = Buffer.from(JSON.stringify({ type, ts, body: checked }), 'utf8');
+  let flags = 0;
+  if (payload.length >= (options.compressFrom ?? COMPRESS_FROM_BYTES)) {
+    const packed = deflateRawSync(payload);
+    if (packed.length < payload.length) {
+      payload = packed;
+      flags = FLAG_DEFLATE;
+    }
+  }
+  const frame = Buffer.allocUnsafe(SEALED_HEADER_BYTES + payload.length);
+  frame[0] = SEALED_VERSION;
+  frame[1] = flags;
+  writeSeq(frame, options.seq);
+  payload.copy(frame, SEALED_HEADER_BYTES);
+  mac(options.keys, 'send', frame).copy(frame, MAC_AT);
+  return frame;
+}
+
+/**
+ * Opens a sealed frame of this session's peer. Order: length and version, MAC (constant time), flags,
+ * decompression (capped at `maxBytes`), JSON, then the message checks of `openEnvelope` (type,
+ * `expect`/`from`, body). The sequence number is NOT checked here: pass `seq` to the session's
+ * `SequenceGuard` after this succeeds.
+ * @throws ProtocolError `BAD_MESSAGE`, `UNSUPPORTED_VERSION`, `BAD_SIGNATURE` (the MAC does not hold:
+ *   another key, another session, or altered bytes), `UNKNOWN_TYPE`, `UNEXPECTED_MESSAGE`.
+ */
+export function openFrame<T extends MessageType = MessageType>(
+  raw: RawFrame,
+  options: OpenFrameOptions<T>,
+): EnvelopeOf<T> {
+  const frame = frameBytes(raw);
+  if (frame.length < SEALED_HEADER_BYTES)
+    throw new ProtocolError('BAD_MESSAGE', 'frame shorter than its header');
+  if (frame[0] !== SEALED_VERSION) {
+    throw new ProtocolError('UNSUPPORTED_VERSION', `frame of version ${frame[0]} in a session of version 3`);
+  }
+  const expected = mac(options.keys, 'receive', frame);
+  if (!timingSafeEqual(expected, frame.subarray(MAC_AT, MAC_AT + MAC_BYTES))) {
+    throw new ProtocolError('BAD_SIGNATURE', 'frame MAC does not verify');
+  }
+  const flags = frame[1]!;
+  if ((flags & ~FLAG_DEFLATE) !== 0) throw new ProtocolError('BAD_MESSAGE', `unknown frame flags ${flags}`);
+  let payload = frame.subarray(SEALED_HEADER_BYTES);
+  if (flags & FLAG_DEFLATE) {
+    try {
+      payload = inflateRawSync(payload, { maxOutputLength: options.maxBytes });
+    } catch (err) {
+      throw new ProtocolError('BAD_MESSAGE', 'compressed payload is corrupt or over the frame limit', {
+        cause: err,
+      });
+    }
+  } else if (payload.length > options.maxBytes) {
+    throw new ProtocolError('BAD_MESSAGE', 'payload over the frame limit');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(payload));
+  } catch (err) {
+    throw new ProtocolError('BAD_MESSAGE', 'payload is not UTF-8 JSON', { cause: err });
+  }
+  const { type, ts, body } = (value ?? {}) as { type?: unknown; ts?: unknown; body?: unknown };
+  if (typeof type !== 'string' || !isoTimeSchema.safeParse(ts).success) {
+    throw new ProtocolError('BAD_MESSAGE', 'payload has no type or no time');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ProtocolError('BAD_MESSAGE', 'payload body is not an object');
+  }
+  return checkMessage(
+    {
+      v: SEALED_VERSION,
+      type,
+      sid: options.keys.sid,
+      seq: readSeq(frame),
+      ts: ts as string,
+      body: body as Record<string, unknown>,
+      sig: '',
+    },
+    options,
+  );
+}
+
+function mac(keys: SessionKeys, direction: 'send' | 'receive', frame: Buffer): Buffer {
+  const material = Buffer.from(keys.material, 'latin1');
+  const at = direction === 'send' ? 0 : MAC_KEY_BYTES;
+  return createHmac('sha256', material.subarray(at, at + MAC_KEY_BYTES))
+    .update(frame.subarray(0, MAC_AT))
+    .update(material.subarray(2 * MAC_KEY_BYTES))
+    .update(frame.subarray(SEALED_HEADER_BYTES))
+    .digest()
+    .subarray(0, MAC_BYTES);
+}
+
+// A safe integer fits in 53 bits: the high 32-bit word and the low one.
+function writeSeq(frame: Buffer, seq: number): void {
+  frame.writeUInt32BE(Math.floor(seq / 0x1_0000_0000), 2);
+  frame.writeUInt32BE(seq >>> 0, 6);
+}
+
+function readSeq(frame: Buffer): number {
+  return frame.readUInt32BE(2) * 0x1_0000_0000 + frame.readUInt32BE(6);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function frameBytes(raw: RawFrame): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw);
+  return Buffer.concat(raw as readonly Buffer[]);
+}

@@ -1,0 +1,226 @@
+// Protocol version 3: session keys from ephemeral X25519 keys, and sealed frames whose MAC is checked
+// before anything else of the frame is read.
+import { createHmac } from 'node:crypto';
+import { deflateRawSync } from 'node:zlib';
+import { expect } from 'chai';
+import {
+  deriveSessionKeys,
+  encodeEnvelope,
+  generateEphemeralKeyPair,
+  openFrame,
+  SEALED_HEADER_BYTES,
+  sealFrame,
+  SequenceGuard,
+  signEnvelope,
+  type SessionKeys,
+} from '../../../protocol/index.js';
+import { AGENT, COMMAND_ID, CONTROLLER, expectProtocolError, NOW, OTHER_SID, SID } from './fixtures.js';
+
+const MAX = 1024 * 1024;
+
+function sessionPair(sid = SID): { agent: SessionKeys; controller: SessionKeys } {
+  const a = generateEphemeralKeyPair();
+  const c = generateEphemeralKeyPair();
+  const common = { sid, agentKey: AGENT.publicKey, controllerKey: CONTROLLER.publicKey };
+  return {
+    agent: deriveSessionKeys({ ...common, role: 'agent', own: a, peerPublicKey: c.publicKey }),
+    controller: deriveSessionKeys({ ...common, role: 'controller', own: c, peerPublicKey: a.publicKey }),
+  };
+}
+
+const users = Array.from({ length: 40 }, (_, i) => ({
+  name: `client${i}`,
+  password: `pw${i}x`,
+  profile: '1h',
+  comment: 'vendu au comptoir',
+  disabled: false,
+}));
+
+// A frame with any payload and flags, MAC'd as `sealFrame` would: to test what comes after the MAC.
+function forge(keys: SessionKeys, seq: number, flags: number, payload: Buffer): Buffer {
+  const frame = Buffer.alloc(SEALED_HEADER_BYTES + payload.length);
+  frame[0] = 3;
+  frame[1] = flags;
+  frame.writeUInt32BE(0, 2);
+  frame.writeUInt32BE(seq, 6);
+  payload.copy(frame, SEALED_HEADER_BYTES);
+  const material = Buffer.from(keys.material, 'latin1');
+  createHmac('sha256', material.subarray(0, 32))
+    .update(frame.subarray(0, 10))
+    .update(material.subarray(64))
+    .update(payload)
+    .digest()
+    .subarray(0, 16)
+    .copy(frame, 10);
+  return frame;
+}
+
+describe('protocol version 3', () => {
+  describe('session keys', () => {
+    it('gives both ends the same key per direction, and the two directions different keys', () => {
+      const { agent, controller } = sessionPair();
+      const bytes = (keys: SessionKeys, from: number, to?: number) =>
+        Buffer.from(keys.material, 'latin1').subarray(from, to).toString('base64');
+      const send = (keys: SessionKeys) => bytes(keys, 0, 32);
+      const receive = (keys: SessionKeys) => bytes(keys, 32, 64);
+      expect(send(agent)).to.equal(receive(controller));
+      expect(send(controller)).to.equal(receive(agent));
+      expect(send(agent)).to.not.equal(receive(agent));
+      expect(bytes(agent, 64)).to.equal(SID);
+    });
+
+    it('refuses a malformed or low-order peer key', () => {
+      const own = generateEphemeralKeyPair();
+      const common = {
+        role: 'agent',
+        sid: SID,
+        own,
+        agentKey: AGENT.publicKey,
+        controllerKey: CONTROLLER.publicKey,
+      } as const;
+      expectProtocolError(() => deriveSessionKeys({ ...common, peerPublicKey: 'AAAA' }), 'BAD_KEY');
+      // The all-zero point gives an all-zero shared secret.
+      const zero = Buffer.alloc(32).toString('base64');
+      expectProtocolError(() => deriveSessionKeys({ ...common, peerPublicKey: zero }), 'BAD_KEY');
+    });
+  });
+
+  describe('sealed frames', () => {
+    it('carries a message from one end to the other, with its sequence number and time', () => {
+      const { agent, controller } = sessionPair();
+      const frame = sealFrame('ack', { id: COMMAND_ID }, { keys: agent, seq: 2, now: NOW });
+      const opened = openFrame(frame, { keys: controller, from: 'agent', maxBytes: MAX });
+      expect(opened).to.deep.include({ v: 3, type: 'ack', sid: SID, seq: 2, ts: NOW.toISOString() });
+      expect(opened.body).to.deep.equal({ id: COMMAND_ID });
+      // A 26-byte header and the JSON message: no signature, no session id, no base64.
+      const signed = encodeEnvelope(
+        signEnvelope(
+          'ack',
+          { id: COMMAND_ID },
+          { sid: SID, seq: 2, secretKey: AGENT.secretKey, v: 2, now: NOW },
+        ),
+      );
+      expect(frame.length).to.be.below(Buffer.byteLength(signed) / 2);
+    });
+
+    it('compresses a payload from 1 KiB on, and only when it gets smaller', () => {
+      const { agent, controller } = sessionPair();
+      const params = { users };
+      const command = { id: COMMAND_ID, name: 'hotspot.users.restore', params, deadline: NOW.toISOString() };
+      const big = sealFrame('command', command, { keys: controller, seq: 3 });
+      expect(big[1]).to.equal(1);
+      expect(big.length).to.be.below(JSON.stringify(params).length / 3);
+      const opened = openFrame(big, { keys: agent, from: 'controller', maxBytes: MAX });
+      expect(opened.body).to.deep.equal(command);
+      expect(sealFrame('ack', { id: COMMAND_ID }, { keys: agent, seq: 4 })[1]).to.equal(0);
+    });
+
+    const cases: Array<[string, (k: { agent: SessionKeys; controller: SessionKeys }) => Buffer, string]> = [
+      [
+        'garbage after a wrong MAC (refused before parsing: BAD_SIGNATURE, not BAD_MESSAGE)',
+        () =>
+          Buffer.concat([
+            Buffer.from([3, 0, 0, 0, 0, 0, 0, 0, 0, 5]),
+            Buffer.alloc(16),
+            Buffer.from('{not json'),
+          ]),
+        'BAD_SIGNATURE',
+      ],
+      [
+        'one payload byte changed',
+        ({ agent }) => {
+          const f = sealFrame('ping', { t: 12345 }, { keys: agent, seq: 2 });
+          f[f.length - 3] = f[f.length - 3]! ^ 1;
+          return f;
+        },
+        'BAD_SIGNATURE',
+      ],
+      [
+        'the sequence number changed',
+        ({ agent }) => {
+          const f = sealFrame('ping', { t: 1 }, { keys: agent, seq: 2 });
+          f[9] = 9;
+          return f;
+        },
+        'BAD_SIGNATURE',
+      ],
+      [
+        'the compression flag set by someone on the path',
+        ({ agent }) => {
+          const f = sealFrame('ping', { t: 1 }, { keys: agent, seq: 2 });
+          f[1] = 1;
+          return f;
+        },
+        'BAD_SIGNATURE',
+      ],
+      [
+        "the controller's own frame reflected back to it",
+        ({ controller }) => sealFrame('ping', { t: 1 }, { keys: controller, seq: 2 }),
+        'BAD_SIGNATURE',
+      ],
+      [
+        'a frame MAC-ed with keys not from the handshake',
+        () => sealFrame('ping', { t: 1 }, { keys: sessionPair().agent, seq: 2 }),
+        'BAD_SIGNATURE',
+      ],
+      [
+        'a frame of the same keys in another session id',
+        ({ agent }) =>
+          sealFrame(
+            'ping',
+            { t: 1 },
+            {
+              keys: {
+                sid: OTHER_SID,
+                material: agent.material.slice(0, 64) + Buffer.from(OTHER_SID, 'base64').toString('latin1'),
+              },
+              seq: 2,
+            },
+          ),
+        'BAD_SIGNATURE',
+      ],
+      [
+        'a signed JSON envelope',
+        () => Buffer.from(JSON.stringify({ v: 3, type: 'ping', sid: SID, seq: 2, body: { t: 1 } })),
+        'UNSUPPORTED_VERSION',
+      ],
+      ['a short frame', () => Buffer.from([3, 0, 0]), 'BAD_MESSAGE'],
+      ['unknown flags (authenticated)', ({ agent }) => forge(agent, 2, 2, Buffer.from('{}')), 'BAD_MESSAGE'],
+      [
+        'a payload that is not JSON (authenticated)',
+        ({ agent }) => forge(agent, 2, 0, Buffer.from('{no')),
+        'BAD_MESSAGE',
+      ],
+      [
+        'a compressed payload that inflates over the frame limit (authenticated)',
+        ({ agent }) => forge(agent, 2, 1, deflateRawSync(Buffer.alloc(MAX + 1, 0x20))),
+        'BAD_MESSAGE',
+      ],
+      [
+        'a controller message from the agent',
+        ({ agent }) => sealFrame('report_ack', { ids: [COMMAND_ID] }, { keys: agent, seq: 2 }),
+        'UNEXPECTED_MESSAGE',
+      ],
+    ];
+    for (const [name, make, code] of cases) {
+      it(`refuses ${name}`, () => {
+        const pair = sessionPair();
+        expectProtocolError(
+          () => openFrame(make(pair), { keys: pair.controller, from: 'agent', maxBytes: MAX }),
+          code as never,
+        );
+      });
+    }
+
+    it('leaves replay and reordering to the SequenceGuard, as for signed envelopes', () => {
+      const { agent, controller } = sessionPair();
+      const guard = new SequenceGuard();
+      const open = (f: Buffer) => guard.accept(openFrame(f, { keys: controller, maxBytes: MAX }).seq);
+      const second = sealFrame('ping', { t: 2 }, { keys: agent, seq: 2 });
+      const third = sealFrame('ping', { t: 3 }, { keys: agent, seq: 3 });
+      open(third);
+      expectProtocolError(() => open(second), 'REPLAYED_SEQUENCE');
+      expectProtocolError(() => open(third), 'REPLAYED_SEQUENCE');
+    });
+  });
+});
