@@ -199,9 +199,16 @@ function pickConnected(n: number): string[] {
   return held.slice(0, count);
 }
 
+/** When (performance.now() ms) the last command of the current burst was stored and handed to its link, and when the first came back DONE. */
+const pipeline = { lastSent: 0, firstDone: Infinity };
+
 async function runCommand(allocationId: string, name: string, timeoutMs: number): Promise<CommandView> {
   const queued = await commands.enqueue(client.id, allocationId, name, {}, { timeoutMs });
-  return commands.waitForResult(client.id, queued.id, timeoutMs);
+  // Stored and recorded as sent: its frame leaves in this same turn of the event loop.
+  pipeline.lastSent = Math.max(pipeline.lastSent, performance.now());
+  const done = await commands.waitForResult(client.id, queued.id, timeoutMs);
+  if (done.state === 'DONE') pipeline.firstDone = Math.min(pipeline.firstDone, performance.now());
+  return done;
 }
 
 /** Windows (performance.now() ms) of the commands slower than SLOW_MS in the current measurement. */
@@ -234,6 +241,9 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   const cpu0 = process.cpuUsage();
   gcPauses.length = 0;
   slowWindows.length = 0;
+  pipeline.lastSent = 0;
+  pipeline.firstDone = Infinity;
+  const startedAt = performance.now();
   let latencies: (number | null)[];
   if (mode === 'burst') latencies = await Promise.all(targets.map((id) => timedPing(id, timeoutMs)));
   else {
@@ -250,6 +260,11 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     gc_count: gcPauses.length,
     gc_total_ms: Number(gcPauses.reduce((a, g) => a + g.end - g.start, 0).toFixed(1)),
     gc_max_ms: Number(Math.max(0, ...gcPauses.map((g) => g.end - g.start)).toFixed(1)),
+    // A pipelined burst answers its first commands before its last ones are sent.
+    first_done_ms: Number.isFinite(pipeline.firstDone)
+      ? Number((pipeline.firstDone - startedAt).toFixed(1))
+      : null,
+    last_sent_ms: pipeline.lastSent === 0 ? null : Number((pipeline.lastSent - startedAt).toFixed(1)),
     [`over_${SLOW_MS}ms`]: slowWindows.length,
     [`over_${SLOW_MS}ms_during_gc`]: slowWindows.filter((w) =>
       gcPauses.some((g) => g.start < w.end && g.end > w.start),

@@ -8,7 +8,8 @@
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
 //      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
-//      1,000 distinct agents at 10k;
+//      1,000 distinct agents at 10k (for the burst, also when its first result was answered and its
+//      last command sent: a pipelined burst answers the first before it sends the last);
 //   4. the real agent (agent/cli.ts run, its bundle and its executable) against a simulated router:
 //      idle RSS after 30 s, then one router.ping through each;
 //   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
@@ -280,6 +281,9 @@ interface RttFigure {
   gc_total_ms?: number;
   over_3ms?: number;
   over_3ms_during_gc?: number;
+  /** Ours only, from the start of the measurement: the first command answered DONE, the last one sent. */
+  first_done_ms?: number | null;
+  last_sent_ms?: number | null;
 }
 interface ServerFigures {
   /** Share of the machine's CPU used by processes outside this run while it measured. */
@@ -808,6 +812,10 @@ function table(): string {
         : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
     lines.push(`  ours, serial: ${tail(o.serial)}`);
     lines.push(`  ours, burst:  ${tail(o.burst)}`);
+    if (o.burst?.first_done_ms !== undefined)
+      lines.push(
+        `  ours, burst pipelining: first result answered at ${fmtMs(o.burst.first_done_ms)} ms, last command sent at ${fmtMs(o.burst.last_sent_ms)} ms`,
+      );
     const f = report.floor;
     if (f) {
       const ratio = (a?: number | null, b?: number | null) =>
