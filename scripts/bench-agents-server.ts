@@ -26,6 +26,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import { loadConfig } from '../controller/config.js';
 import { createController } from '../controller/controller.js';
+import { AgentSocket } from '../controller/hub/agent-session.js';
 import type { CommandView } from '../controller/hub/command-service.js';
 import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
 import { rttFigures } from './bench-agents-support.js';
@@ -199,13 +200,21 @@ function pickConnected(n: number): string[] {
   return held.slice(0, count);
 }
 
-/** When (performance.now() ms) the last command of the current burst was stored and handed to its link, and when the first came back DONE. */
-const pipeline = { lastSent: 0, firstDone: Infinity };
+/**
+ * During a measurement (`on`): when (performance.now() ms) the controller last wrote a frame to an
+ * agent (the burst's last command, pings aside: ws pings are not frames) and when the first command
+ * came back DONE to its caller.
+ */
+const pipeline = { on: false, lastSent: 0, firstDone: Infinity };
+// The bench watches the hub's sockets write: when a command leaves, not when it was handed over.
+const socketSend = AgentSocket.prototype.send;
+AgentSocket.prototype.send = function (this: AgentSocket, ...args: Parameters<typeof socketSend>) {
+  if (pipeline.on) pipeline.lastSent = performance.now();
+  return socketSend.apply(this, args);
+} as typeof socketSend;
 
 async function runCommand(allocationId: string, name: string, timeoutMs: number): Promise<CommandView> {
   const queued = await commands.enqueue(client.id, allocationId, name, {}, { timeoutMs });
-  // Stored and recorded as sent: its frame leaves in this same turn of the event loop.
-  pipeline.lastSent = Math.max(pipeline.lastSent, performance.now());
   const done = await commands.waitForResult(client.id, queued.id, timeoutMs);
   if (done.state === 'DONE') pipeline.firstDone = Math.min(pipeline.firstDone, performance.now());
   return done;
@@ -243,6 +252,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   slowWindows.length = 0;
   pipeline.lastSent = 0;
   pipeline.firstDone = Infinity;
+  pipeline.on = true;
   const startedAt = performance.now();
   let latencies: (number | null)[];
   if (mode === 'burst') latencies = await Promise.all(targets.map((id) => timedPing(id, timeoutMs)));
@@ -251,6 +261,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     for (const id of targets) latencies.push(await timedPing(id, timeoutMs));
   }
   loop.disable();
+  pipeline.on = false;
   const cpu = process.cpuUsage(cpu0);
   return {
     ...rttFigures(latencies, hub.connectedCount, mode),

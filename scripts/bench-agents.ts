@@ -812,10 +812,6 @@ function table(): string {
         : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
     lines.push(`  ours, serial: ${tail(o.serial)}`);
     lines.push(`  ours, burst:  ${tail(o.burst)}`);
-    if (o.burst?.first_done_ms !== undefined)
-      lines.push(
-        `  ours, burst pipelining: first result answered at ${fmtMs(o.burst.first_done_ms)} ms, last command sent at ${fmtMs(o.burst.last_sent_ms)} ms`,
-      );
     const f = report.floor;
     if (f) {
       const ratio = (a?: number | null, b?: number | null) =>
@@ -835,6 +831,11 @@ function table(): string {
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
   }
+  const burst = report.ours?.burst;
+  if (burst?.first_done_ms !== undefined)
+    lines.push(
+      `  ours, burst pipelining: first result answered at ${fmtMs(burst.first_done_ms)} ms, last command sent at ${fmtMs(burst.last_sent_ms)} ms`,
+    );
   const noisy = [report.peer, report.floor, report.ours].some((f) => (f?.otherCpu ?? 0) > 0.05);
   if (report.peer || report.ours) {
     const pct = (f?: ServerFigures) =>
