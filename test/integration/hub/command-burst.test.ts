@@ -25,7 +25,7 @@ forEachDatabase('command bursts', (database) => {
    * Enqueues every command at once (one turn, as a reconciliation job does) and awaits each one's
    * outcome; `events` records, in order, each command handed to its link and each caller answered.
    */
-  async function burst(events: string[]): Promise<CommandView[]> {
+  async function burst(events: string[], onAnswer?: (id: string) => void): Promise<CommandView[]> {
     const { commands } = h.t.controller.services;
     const runs: Promise<CommandView>[] = [];
     for (let round = 0; round < COMMANDS_PER_AGENT; round++) {
@@ -37,6 +37,7 @@ forEachDatabase('command bursts', (database) => {
             events.push(`sent ${queued.id}`);
             const done = await commands.waitForResult(h.client.id, queued.id, 30_000);
             events.push(`answered ${queued.id}`);
+            onAnswer?.(queued.id);
             return done;
           })(),
         );
@@ -47,8 +48,30 @@ forEachDatabase('command bursts', (database) => {
 
   it('answers the first commands of a burst while later ones are still being stored and sent', async function () {
     this.timeout(60_000);
+    // Another connection reads the command when its frame reaches the agent, and when its caller is
+    // answered: stored (and recorded as sent) before the frame left, its result stored before the
+    // caller heard of it. (On SQLite the read runs before anything else can commit.)
+    const other = await h.t.db.openAnother();
+    const stateOf = async (id: string) =>
+      (await other.db.selectFrom('agent_commands').select('state').where('id', '=', id).executeTakeFirst())
+        ?.state;
+    const atReceipt: Promise<string | undefined>[] = [];
+    for (const agent of agents) {
+      const execute = agent.execute;
+      agent.execute = (command) => {
+        atReceipt.push(stateOf(command.id));
+        return execute(command);
+      };
+    }
+    const atAnswer: Promise<string | undefined>[] = [];
     const events: string[] = [];
-    const views = await burst(events);
+    const views = await burst(events, (id) => atAnswer.push(stateOf(id)));
+    const received = await Promise.all(atReceipt);
+    const answered = await Promise.all(atAnswer);
+    await other.close();
+    expect(received).to.have.length(views.length);
+    for (const state of received) expect(state).to.be.oneOf(['SENT', 'ACKED', 'DONE']);
+    expect(answered).to.deep.equal(Array(views.length).fill('DONE'));
     const total = AGENTS * COMMANDS_PER_AGENT;
     expect(views.map((v) => v.state)).to.deep.equal(Array(total).fill('DONE'));
     const firstAnswered = events.findIndex((e) => e.startsWith('answered'));
