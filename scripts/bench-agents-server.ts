@@ -26,6 +26,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
 import { loadConfig } from '../controller/config.js';
 import { createController } from '../controller/controller.js';
+import { AgentSocket } from '../controller/hub/agent-session.js';
 import type { CommandView } from '../controller/hub/command-service.js';
 import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
 import { rttFigures } from './bench-agents-support.js';
@@ -199,9 +200,24 @@ function pickConnected(n: number): string[] {
   return held.slice(0, count);
 }
 
+/**
+ * During a measurement (`on`): when (performance.now() ms) the controller last wrote a frame to an
+ * agent (the burst's last command, pings aside: ws pings are not frames) and when the first command
+ * came back DONE to its caller.
+ */
+const pipeline = { on: false, lastSent: 0, firstDone: Infinity };
+// The bench watches the hub's sockets write: when a command leaves, not when it was handed over.
+const socketSend = AgentSocket.prototype.send;
+AgentSocket.prototype.send = function (this: AgentSocket, ...args: Parameters<typeof socketSend>) {
+  if (pipeline.on) pipeline.lastSent = performance.now();
+  return socketSend.apply(this, args);
+} as typeof socketSend;
+
 async function runCommand(allocationId: string, name: string, timeoutMs: number): Promise<CommandView> {
   const queued = await commands.enqueue(client.id, allocationId, name, {}, { timeoutMs });
-  return commands.waitForResult(client.id, queued.id, timeoutMs);
+  const done = await commands.waitForResult(client.id, queued.id, timeoutMs);
+  if (done.state === 'DONE') pipeline.firstDone = Math.min(pipeline.firstDone, performance.now());
+  return done;
 }
 
 /** Windows (performance.now() ms) of the commands slower than SLOW_MS in the current measurement. */
@@ -234,6 +250,10 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   const cpu0 = process.cpuUsage();
   gcPauses.length = 0;
   slowWindows.length = 0;
+  pipeline.lastSent = 0;
+  pipeline.firstDone = Infinity;
+  pipeline.on = true;
+  const startedAt = performance.now();
   let latencies: (number | null)[];
   if (mode === 'burst') latencies = await Promise.all(targets.map((id) => timedPing(id, timeoutMs)));
   else {
@@ -241,6 +261,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     for (const id of targets) latencies.push(await timedPing(id, timeoutMs));
   }
   loop.disable();
+  pipeline.on = false;
   const cpu = process.cpuUsage(cpu0);
   return {
     ...rttFigures(latencies, hub.connectedCount, mode),
@@ -250,6 +271,11 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
     gc_count: gcPauses.length,
     gc_total_ms: Number(gcPauses.reduce((a, g) => a + g.end - g.start, 0).toFixed(1)),
     gc_max_ms: Number(Math.max(0, ...gcPauses.map((g) => g.end - g.start)).toFixed(1)),
+    // A pipelined burst answers its first commands before its last ones are sent.
+    first_done_ms: Number.isFinite(pipeline.firstDone)
+      ? Number((pipeline.firstDone - startedAt).toFixed(1))
+      : null,
+    last_sent_ms: pipeline.lastSent === 0 ? null : Number((pipeline.lastSent - startedAt).toFixed(1)),
     [`over_${SLOW_MS}ms`]: slowWindows.length,
     [`over_${SLOW_MS}ms_during_gc`]: slowWindows.filter((w) =>
       gcPauses.some((g) => g.start < w.end && g.end > w.start),

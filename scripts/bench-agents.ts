@@ -10,7 +10,8 @@
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
 //      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
-//      1,000 distinct agents at 10k;
+//      1,000 distinct agents at 10k (for the burst, also when its first result was answered and its
+//      last command sent: a pipelined burst answers the first before it sends the last);
 //   4. the real agent (agent/cli.ts run, its bundle and its executable) against a simulated router:
 //      idle RSS after 30 s, then one router.ping through each;
 //   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
@@ -283,6 +284,9 @@ interface RttFigure {
   gc_total_ms?: number;
   over_3ms?: number;
   over_3ms_during_gc?: number;
+  /** Ours only, from the start of the measurement: the first command answered DONE, the last one sent. */
+  first_done_ms?: number | null;
+  last_sent_ms?: number | null;
 }
 interface ServerFigures {
   /** Share of the machine's CPU used by processes outside this run while it measured. */
@@ -857,6 +861,11 @@ function table(): string {
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
   }
+  const burst = report.ours?.burst;
+  if (burst?.first_done_ms !== undefined)
+    lines.push(
+      `  ours, burst pipelining: first result answered at ${fmtMs(burst.first_done_ms)} ms, last command sent at ${fmtMs(burst.last_sent_ms)} ms`,
+    );
   const noisy = [report.peer, report.floor, report.macFloor, report.ours].some(
     (f) => (f?.otherCpu ?? 0) > 0.05,
   );

@@ -39,6 +39,10 @@ export type Outcome = Pick<
   'output' | 'fault_code' | 'fault_message' | 'fault_retryable' | 'finished_at'
 > & { state: 'DONE' | 'FAILED' };
 
+// A new command waits behind the writes of the commands already out (group-commit.ts).
+const FRESH_AND_ATOMIC = { fresh: true, atomic: true } as const;
+const ATOMIC = { atomic: true } as const;
+
 const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
 
 export class CommandStatements {
@@ -132,13 +136,13 @@ export class CommandStatements {
   ): Promise<AgentCommandsTable | undefined> {
     const values = COLUMNS.map((c) => row[c]);
     if (claim === undefined) {
-      await this.#writes.run((db) => this.#insert.run(db, values));
+      await this.#writes.run((db) => this.#insert.run(db, values), { fresh: true });
       return undefined;
     }
     return this.#writes.run(async (db) => {
       await this.#insert.run(db, values);
       return (await this.#claimQueued.run(db, [row.id, claim.sid, claim.now])).rows[0];
-    }, true);
+    }, FRESH_AND_ATOMIC);
   }
 
   async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
@@ -178,6 +182,6 @@ export class CommandStatements {
       if (row === undefined || params === undefined) return row;
       await db.updateTable('agent_commands').set({ params }).where('id', '=', row.id).execute();
       return { ...row, params };
-    }, true);
+    }, ATOMIC);
   }
 }

@@ -1,9 +1,18 @@
-// Group commit for the command queue's writes (insert, send, ack, result). Each write waits for its
-// own commit, as before, but the writes asked for during one turn of the event loop share a single
-// transaction. A commit is most of a small write's cost (about 80 µs of a 100-250 µs SQLite write
-// here; a WAL fsync on PostgreSQL), so when a thousand agents answer at once this turns a thousand
-// commits into a few. A lone write costs one setImmediate more and runs without a transaction,
-// unless it is `atomic` (several statements that must commit together, and then commit once).
+// Group commit for the command queue's statements (insert, send, ack, result, reads). Each write
+// waits for its own commit, as before, but writes waiting together share one transaction. A commit
+// is most of a small write's cost (about 80 µs of a 100-250 µs SQLite write here; a WAL fsync on
+// PostgreSQL), so when a thousand agents answer at once this turns a thousand commits into a few
+// dozen. A lone write costs one setImmediate more and runs without a transaction, unless it is
+// `atomic` (several statements that must commit together, and then commit once).
+//
+// A group is bounded, in writes and in time: a burst of a thousand commands is stored and sent in
+// groups of a few dozen, so the first commands leave (and their results come back) while later
+// ones are still being stored, instead of every command waiting for one giant transaction. Between
+// two groups the event loop turns: the commands just committed are signed and sent, and the
+// frames that arrived meanwhile (results) are read and join the next group.
+// Two lanes: writes about commands already out (ack, result, send, reads for waiting callers) go
+// before new commands (`fresh`), which keep a share of every group, so a burst being stored never
+// holds back the results of the commands it has already sent, and results never stop new commands.
 import type { Db } from '../db/database.js';
 import { errorFields, type Logger } from '../logger.js';
 
@@ -14,43 +23,148 @@ interface Pending {
   reject: (err: unknown) => void;
 }
 
+export interface GroupCommitOptions {
+  /** Most writes in one transaction (default 64). */
+  maxWrites?: number;
+  /**
+   * A group takes no more writes once it has run this long (default 10 ms): the writes left wait
+   * for the next group, after the event loop has turned.
+   */
+  maxMs?: number;
+}
+
+export interface WriteOptions {
+  /** Its statements commit together even when it is alone in its group. */
+  atomic?: boolean;
+  /** A new command: it waits behind the writes of commands already out, but keeps a share of each group. */
+  fresh?: boolean;
+}
+
+// Every FRESH_SHARE-th slot of a group goes to a new command when both lanes are waiting.
+const FRESH_SHARE = 4;
+
+/** A FIFO queue whose `shift` is O(1) (an array's shift is O(n), and a burst queues thousands). */
+class Lane {
+  #items: Pending[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(p: Pending): void {
+    this.#items.push(p);
+  }
+
+  shift(): Pending | undefined {
+    const p = this.#items[this.#head];
+    if (p === undefined) return undefined;
+    this.#items[this.#head] = undefined as never;
+    this.#head += 1;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    }
+    return p;
+  }
+}
+
 export class GroupCommit {
-  #queue: Pending[] = [];
+  readonly #maxWrites: number;
+  readonly #maxMs: number;
+  readonly #progress = new Lane();
+  readonly #fresh = new Lane();
   #scheduled = false;
+  #flushing = false;
 
   constructor(
     private readonly db: Db,
     private readonly logger: Logger,
-  ) {}
+    options: GroupCommitOptions = {},
+  ) {
+    this.#maxWrites = Math.max(1, options.maxWrites ?? 64);
+    this.#maxMs = options.maxMs ?? 10;
+  }
+
+  /** Writes waiting for a group (for tests and status). */
+  get waiting(): number {
+    return this.#progress.length + this.#fresh.length;
+  }
+
+  /** Runs `write` (on the transaction it is given) in a coming group; resolves once committed. */
+  run<T>(write: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const pending = {
+        write,
+        atomic: options.atomic ?? false,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
+      (options.fresh ? this.#fresh : this.#progress).push(pending);
+      this.#schedule();
+    });
+  }
+
+  // The next group runs after the I/O callbacks of this turn (every frame read with this one joins
+  // it), and never while another group is running.
+  #schedule(): void {
+    if (this.#scheduled || this.#flushing || this.waiting === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => void this.#flush());
+  }
 
   /**
-   * Runs `write` (on the transaction it is given) in the next group; resolves once committed.
-   * `atomic`: its statements commit together even when it is alone in its group.
+   * The lane of the next write for a group that has taken `taken` writes, `fresh` of them new
+   * commands: commands already out first, but every FRESH_SHARE-th slot to a new one.
    */
-  run<T>(write: (db: Db) => Promise<T>, atomic = false): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ write, atomic, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        // After the I/O callbacks of this turn: every frame read with this one joins the group.
-        setImmediate(() => void this.#flush());
-      }
-    });
+  #laneOfNext(taken: number, fresh: number): Lane | undefined {
+    if (this.#fresh.length === 0) return this.#progress.length === 0 ? undefined : this.#progress;
+    if (this.#progress.length === 0) return this.#fresh;
+    return fresh * FRESH_SHARE < taken + 1 ? this.#fresh : this.#progress;
   }
 
   async #flush(): Promise<void> {
     this.#scheduled = false;
-    const group = this.#queue;
-    this.#queue = [];
-    if (group.length === 1 && !group[0]!.atomic) {
-      const [one] = group as [Pending];
-      return one.write(this.db).then(one.resolve, one.reject);
+    this.#flushing = true;
+    try {
+      await this.#flushOne();
+    } finally {
+      this.#flushing = false;
+      // Writes left over or asked for meanwhile: the next group, once the loop has turned.
+      this.#schedule();
     }
+  }
+
+  async #flushOne(): Promise<void> {
+    if (this.waiting === 1) {
+      const one = (this.#fresh.shift() ?? this.#progress.shift())!;
+      if (!one.atomic) return one.write(this.db).then(one.resolve, one.reject);
+      return this.#alone(one);
+    }
+    // The group's writes are taken one at a time as it runs, so that writes asked for meanwhile
+    // (PostgreSQL answers over the network) may join it; the first is taken now, so a transaction
+    // that cannot even begin fails a caller instead of retrying for ever.
+    const group: Pending[] = [];
+    let fresh = 0;
+    const take = (): Pending | undefined => {
+      const lane = this.#laneOfNext(group.length, fresh);
+      if (lane === undefined) return undefined;
+      if (lane === this.#fresh) fresh += 1;
+      const p = lane.shift()!;
+      group.push(p);
+      return p;
+    };
+    take();
     let results: unknown[];
     try {
+      const startedAt = performance.now();
       results = await this.db.transaction().execute(async (trx) => {
         const out: unknown[] = [];
-        for (const p of group) out.push(await p.write(trx));
+        for (let p = group[0]; p !== undefined;) {
+          out.push(await p.write(trx));
+          const full = group.length >= this.#maxWrites || performance.now() - startedAt >= this.#maxMs;
+          p = full ? undefined : take();
+        }
         return out;
       });
     } catch (err) {
@@ -65,11 +179,17 @@ export class GroupCommit {
         'command queue group commit failed; writing one by one',
       );
       for (const p of group) {
-        const alone = p.atomic ? this.db.transaction().execute((trx) => p.write(trx)) : p.write(this.db);
-        await alone.then(p.resolve, p.reject);
+        await (p.atomic ? this.#alone(p) : p.write(this.db).then(p.resolve, p.reject));
       }
       return;
     }
     group.forEach((p, i) => p.resolve(results[i]));
+  }
+
+  #alone(p: Pending): Promise<void> {
+    return this.db
+      .transaction()
+      .execute((trx) => p.write(trx))
+      .then(p.resolve, p.reject);
   }
 }
