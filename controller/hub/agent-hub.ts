@@ -242,6 +242,16 @@ export class AgentHub implements SessionHost, LocalLinks {
     else this.#handshakesByAddress.delete(session.remoteAddress);
   }
 
+  /**
+   * The allocation was revoked: its link is recorded as down and, held here, closed at once with
+   * AGENT_REVOKED (final for the agent); another instance holding it closes it at its next ownership
+   * check, and the agent's reconnection is refused AGENT_REVOKED by the handshake.
+   */
+  async revoked(allocationId: string): Promise<void> {
+    await this.#agentLinks.drop(allocationId, iso(this.clock.now()));
+    this.#links.get(allocationId)?.refuse('AGENT_REVOKED', 'this agent was revoked');
+  }
+
   enrolmentRefused(session: AgentSession): void {
     this.#enrolFailures?.record(session.remoteAddress);
   }

@@ -33,6 +33,11 @@ export class AgentLinks implements LinkStateReader {
     await q.markDisconnected(this.db, allocationId, session, now);
   }
 
+  /** Records the link as down whoever holds it (a revoked agent): its holder closes it at its next check. */
+  async drop(allocationId: string, now: string): Promise<void> {
+    await q.dropLink(this.db, allocationId, now);
+  }
+
   /** Refreshes `last_seen_at` of these links, those `instance` still holds. */
   async touch(instance: string, allocationIds: readonly string[], now: string): Promise<void> {
     await q.touchLinks(this.db, instance, allocationIds, now);

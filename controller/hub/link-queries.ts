@@ -53,6 +53,15 @@ export const markDisconnected = (db: Db, allocationId: string, session: string, 
     .where(heldBySession(session))
     .execute();
 
+/** Records the link as down whoever holds it: the holder's next ownership check closes its session. */
+export const dropLink = (db: Db, allocationId: string, now: string) =>
+  db
+    .updateTable('agent_links')
+    .set({ link_state: 'DISCONNECTED', link_instance: null, link_session: null, last_seen_at: now })
+    .where('allocation_id', '=', allocationId)
+    .where('link_session', 'is not', null)
+    .execute();
+
 /**
  * Heartbeat: refreshes the links of these allocations, those this instance still holds. The hub
  * calls it for the agents it has just pinged, a slice at a time, so that at 10k agents no single

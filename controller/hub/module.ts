@@ -46,7 +46,7 @@ export const hubModule = defineModule({
     );
     return {
       services: { hub, commands, agentLinks, runner: new AgentCommandRunner(commands, allocations) },
-      routes: (api) => commandRoutes(api, { commands }),
+      routes: (api) => commandRoutes(api, { commands, allocations, hub }),
       jobs: [commandExpiryJob({ commands }), commandPruneJob({ commands })],
     };
   },

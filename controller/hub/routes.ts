@@ -1,15 +1,37 @@
-// The command routes of an allocation: a client queues a catalogue command for its agent and reads
+// The routes of an allocation served by the hub: its revocation (the link is closed for good), and
+// its commands: a client queues a catalogue command for its agent and reads
 // it back. Under the allocation's path, served by the hub's command queue. Only the catalogue's
 // reads: a command that changes the router goes through the module whose rules guard it (the NAS
 // enrolment, the migration and its return), never straight from a client.
 import { changesRouter } from '../../protocol/index.js';
 import { AppError } from '../core/app-error.js';
 import type { Api } from '../http/api.js';
+import type { AllocationsService } from '../modules/allocations/index.js';
+import type { AgentHub } from './agent-hub.js';
 import type { CommandService } from './command-service.js';
 import { allocationParams, commandParams, enqueueCommandBody } from './schemas.js';
 
-export function commandRoutes(api: Api, deps: { commands: CommandService }): void {
-  const { commands } = deps;
+export function commandRoutes(
+  api: Api,
+  deps: { commands: CommandService; allocations: AllocationsService; hub: AgentHub },
+): void {
+  const { commands, allocations, hub } = deps;
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/clients/allocations/:id/revoke',
+      summary: "Revoke the allocation's agent for good (a stolen or replaced router or agent box)",
+      tags: ['allocations'],
+      auth: ['client'],
+      params: allocationParams,
+    },
+    async (_ctx, { params, principal }) => {
+      await allocations.revoke(principal!.tenantId, params.id);
+      await hub.revoked(params.id);
+      return { success: true, data: await allocations.get(principal!.tenantId, params.id) };
+    },
+  );
+
   api.route(
     {
       method: 'post',

@@ -38,6 +38,16 @@ export const findForClient = (db: Db, clientId: string, id: string) =>
     .where('id', '=', id)
     .executeTakeFirst();
 
+/** Revokes the client's allocation; a second revocation keeps the first time. Answers the rows changed. */
+export const revokeAllocation = (db: Db, clientId: string, id: string, now: string) =>
+  db
+    .updateTable('allocations')
+    .set({ revoked_at: now })
+    .where('client_id', '=', clientId)
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+
 export const findById = (db: Db, id: string) =>
   db.selectFrom('allocations').selectAll().where('id', '=', id).executeTakeFirst();
 

@@ -162,6 +162,15 @@ export class AllocationsService {
     return this.#viewWithLink(row);
   }
 
+  /**
+   * Revokes the client's allocation: its agent's key and any unused enrolment code are refused from
+   * now on, for good (the hub closes a live link). Idempotent; 404 for an unknown id or another tenant's.
+   */
+  async revoke(clientId: string, id: string): Promise<AllocationView> {
+    await q.revokeAllocation(this.db, clientId, id, iso(this.clock.now()));
+    return this.get(clientId, id);
+  }
+
   /** Any tenant's allocation with its owner, for administrator routes; 404 for an unknown id. */
   async getWithOwner(id: string): Promise<{ clientId: string; allocation: AllocationView }> {
     const row = UUID.test(id) ? await q.findById(this.db, id) : undefined;

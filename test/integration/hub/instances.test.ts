@@ -10,7 +10,7 @@ import { ManualClock } from '../../../controller/core/clock.js';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { FakeAgent } from '../../support/fake-agent.js';
 import { START_TIME, TestController, testConfig } from '../../support/test-controller.js';
-import { eventually } from './hub-fixture.js';
+import { eventually, expectRefused } from './hub-fixture.js';
 
 interface Instance {
   t: TestController;
@@ -116,6 +116,21 @@ forEachDatabase('controller instances', (database) => {
     expect(agent.deliveries.map((d) => d.id)).to.deep.equal([posted.body.data.id]);
     expect(a.t.controller.services.hub.holds(allocationId)).to.equal(true);
     expect(b.t.controller.services.hub.holds(allocationId)).to.equal(false);
+  });
+
+  it('closes a link held by another instance when its allocation is revoked, and the agent is refused after', async () => {
+    const a = await start('instance-a');
+    const b = await start('instance-b');
+    const { client, agent, allocationId } = await clientWithAgent(a);
+    const link = agent.link!;
+    const res = await b.t.request('POST', `/api/v1/clients/allocations/${allocationId}/revoke`, {
+      token: client.token,
+    });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    // Instance a learns it at its next ownership check (sweep every 50 ms here).
+    await link.closed;
+    expect(a.t.controller.services.hub.holds(allocationId)).to.equal(false);
+    await expectRefused(agent.connect(), 'AGENT_REVOKED');
   });
 
   it('closes the old link when the agent reconnects to another instance (SESSION_REPLACED)', async () => {

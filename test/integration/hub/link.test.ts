@@ -109,6 +109,32 @@ forEachDatabase('agent link', (database) => {
     await expectRefused(agent.connect(), 'AGENT_REVOKED');
   });
 
+  it('revokes an agent from the API: its live link closes with AGENT_REVOKED and it is refused for good', async () => {
+    const agent = await h.enrolledAgent();
+    const other = await h.enrolledAgent();
+    const path = `/api/v1/clients/allocations/${agent.allocationId!}/revoke`;
+    // Another tenant's revocation finds nothing and closes nothing.
+    const stranger = await h.t.account('client');
+    const refused = await h.t.request('POST', path, { token: stranger.token });
+    expect(refused.status).to.equal(404);
+    expect(refused.body.error.code).to.equal('ALLOCATION_NOT_FOUND');
+    expect(h.t.controller.services.hub.holds(agent.allocationId!)).to.equal(true);
+
+    const link = agent.link!;
+    const res = await h.t.request('POST', path, { token: h.client.token });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data).to.include({ status: 'REVOKED', link_state: 'DISCONNECTED' });
+    await link.closed;
+    expect(link.error?.code).to.equal('AGENT_REVOKED');
+    await expectRefused(agent.connect(), 'AGENT_REVOKED');
+    // Again: the same answer, nothing else closed.
+    h.t.clock.advance(60_000);
+    const again = await h.t.request('POST', path, { token: h.client.token });
+    expect(again.body.data).to.deep.equal(res.body.data);
+    other.link!.send('ping', { t: 1 });
+    await other.link!.waitFor('pong');
+  });
+
   it('closes the link on a forged frame after the handshake (BAD_SIGNATURE)', async () => {
     const agent = await h.enrolledAgent();
     const link = agent.link!;
