@@ -36,12 +36,12 @@ function withRouterOptions(command: Command): Command {
     );
 }
 
-/** `--telemetry-interval` in seconds (10 s to a day), as milliseconds. */
+/** `--telemetry-interval` in seconds (1 s to a day), as milliseconds. */
 function telemetryIntervalMs(seconds: string): number {
   const value = Number(seconds);
-  if (!Number.isInteger(value) || value < 10 || value > 86_400)
+  if (!Number.isInteger(value) || value < 1 || value > 86_400)
     throw new ConfigError(
-      `--telemetry-interval must be a whole number of seconds from 10 to 86400, not "${seconds}"`,
+      `--telemetry-interval must be a whole number of seconds from 1 to 86400, not "${seconds}"`,
     );
   return value * 1000;
 }
