@@ -3,7 +3,10 @@
 //   2. idle: the agent as shipped (the bundle's launcher, the executable with the environment of the
 //      systemd unit) and as started bare (node ticketnet-agent.cjs, the executable alone), each
 //      enrolled next to a RouterOS simulator; RSS after --idle-seconds linked;
-//   3. soak: the shipped agent for --minutes inside a memory cgroup of --limit-mib (where this
+//   3. bulk: a hotspot.users.export of --bulk-accounts accounts (what a migration to RADIUS starts
+//      with) through the shipped agent and the bare bundle: wall time and RSS peak, to see what the
+//      limits (an interpreter only, a 32 MiB old space) cost on the heaviest command;
+//   4. soak: the shipped agent for --minutes inside a memory cgroup of --limit-mib (where this
 //      machine lets us create one under our own cgroup; else its RSS is only compared with the
 //      limit), reaching the controller through a loopback TCP relay. A router.ping command every
 //      --command-every seconds, telemetry every --telemetry-every seconds, every connection of the
@@ -15,7 +18,7 @@
 // its PID at the end.
 //   node --import tsx scripts/bench-agent-soak.ts [--minutes 60] [--command-every 1]
 //     [--telemetry-every 60] [--cut-every 600] [--limit-mib 64] [--idle-seconds 30]
-//     [--variant launcher|executable] [--skip package,idle,soak] [--out FILE]
+//     [--bulk-accounts 15000] [--variant launcher|executable] [--skip package,idle,bulk,soak] [--out FILE]
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import {
   chmodSync,
@@ -53,9 +56,10 @@ const { values: opt } = parseArgs({
     'cut-every': { type: 'string', default: '600' },
     'limit-mib': { type: 'string', default: '64' },
     'idle-seconds': { type: 'string', default: '30' },
+    'bulk-accounts': { type: 'string', default: '15000' },
     /** Which packaged agent soaks: the bundle's launcher (container, Linux box) or the executable. */
     variant: { type: 'string', default: 'launcher' },
-    /** Comma-separated sections to leave out: package, idle, soak. */
+    /** Comma-separated sections to leave out: package, idle, bulk, soak. */
     skip: { type: 'string', default: '' },
     /** Also write the figures as JSON to this file. */
     out: { type: 'string' },
@@ -72,6 +76,7 @@ const TELEMETRY_EVERY_S = num('telemetry-every');
 const CUT_EVERY_MS = num('cut-every') * 1000;
 const LIMIT_BYTES = num('limit-mib') * 2 ** 20;
 const IDLE_SECONDS = num('idle-seconds');
+const BULK_ACCOUNTS = num('bulk-accounts');
 const skip = new Set((opt.skip ?? '').split(',').filter(Boolean));
 if (!['launcher', 'executable'].includes(opt.variant!)) throw new Error('--variant: launcher or executable');
 
@@ -395,6 +400,14 @@ function agentArgs(sim: SimProcess, controllerUrl: string, code: string, relayPo
 
 interface Figures {
   idle?: { variant: string; shipped: boolean; rssBytes: number | null }[];
+  bulk?: {
+    variant: string;
+    state: string;
+    seconds: number;
+    users: number;
+    rssPeakBytes: number;
+    cgroupPeakBytes: number | null;
+  }[];
   soak?: Record<string, unknown>;
 }
 const figures: Figures = {};
@@ -436,6 +449,72 @@ async function idle(stack: Stack, sim: SimProcess): Promise<void> {
         : '  FAIL';
     say(`  ${mib(i.rssBytes).padStart(10)}  ${i.variant}${verdict}`);
   }
+}
+
+async function bulk(stack: Stack): Promise<void> {
+  const sim = await stack.startSim({
+    serial: '4C0FFEE0B01C',
+    version: '7.19',
+    identity: 'Bulk-Site',
+    users: BULK_ACCOUNTS,
+  });
+  const client = await stack.api.client();
+  figures.bulk = [];
+  say(`\nbulk: hotspot.users.export of ${BULK_ACCOUNTS} accounts`);
+  for (const [i, name] of (['launcher', 'bareBundle'] as VariantName[]).entries()) {
+    const variant = variantOf(name, join(stack.dir, `bin-bulk-${i}`));
+    const { allocation, enrolment } = await stack.api.allocate(client, `bulk ${name}`);
+    // The shipped agent inside the memory limit, as in the soak; the bare one without.
+    const { cgroup } = variant.shipped ? createCgroup(LIMIT_BYTES) : {};
+    const agent = new AgentRun(
+      variant,
+      join(stack.dir, `bulk-${i}`),
+      agentArgs(sim, stack.controller!.url, enrolment.code, relayPorts()),
+      { TICKETNET_ROUTER_PASSWORD: ROUTER_PASSWORD, TICKETNET_LOG_LEVEL: 'info' },
+      cgroup ? join(cgroup.dir, 'cgroup.procs') : undefined,
+    );
+    agents.push(agent);
+    await agent.waitReady();
+    await sleep(2000);
+    let peak = 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(agent.child.pid!)?.rss ?? 0)), 50);
+    const t0 = Date.now();
+    const command = await stack.api.enqueue(
+      client,
+      allocation.id,
+      'hotspot.users.export',
+      { include_profiles: true },
+      600,
+    );
+    const done = await stack.api.waitForFinal(client, command, 600_000);
+    const seconds = (Date.now() - t0) / 1000;
+    clearInterval(sampler);
+    peak = Math.max(peak, rssOf(agent.child.pid!)?.hwm ?? 0);
+    const inCgroup = cgroup
+      ? `; in ${mib(LIMIT_BYTES)} cgroup: peak ${mib(cgroup.peak())}, OOM kills ${cgroup.oomKills() ?? '-'}, agent ${agent.alive ? 'alive' : 'dead'}`
+      : '';
+    const users = (done.output as { users?: unknown[] } | null)?.users?.length ?? 0;
+    figures.bulk.push({
+      variant: variant.name,
+      state: done.state,
+      seconds,
+      users,
+      rssPeakBytes: peak,
+      cgroupPeakBytes: cgroup?.peak() ?? null,
+    });
+    say(
+      `  ${variant.name}: ${done.state} (${users} users) in ${seconds.toFixed(1)} s, RSS peak ${mib(peak)}` +
+        (done.fault ? ` ${done.fault.code}: ${done.fault.message}` : '') +
+        inCgroup,
+    );
+    await agent.stop();
+    try {
+      cgroup?.remove();
+    } catch {
+      // a process still inside: the directory stays; harmless
+    }
+  }
+  await sim.proc.stop();
 }
 
 async function soak(stack: Stack, sim: SimProcess): Promise<void> {
@@ -609,6 +688,7 @@ async function main(): Promise<void> {
       stack.startSim({ serial: '4C0FFEE0500A', version: '7.19', identity: 'Soak-Site' }),
     ]);
     if (!skip.has('idle')) await idle(stack, sim);
+    if (!skip.has('bulk')) await bulk(stack);
     if (!skip.has('soak')) await soak(stack, sim);
   } catch (err) {
     say(stack.dump());
