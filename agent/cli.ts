@@ -1,13 +1,9 @@
 #!/usr/bin/env node
 // ticketnet-agent: the site agent and the technician's tool on the LAN. Each subcommand lives in
-// agent/cli/<name>-command.ts; this file only parses arguments.
+// agent/cli/<name>-command.ts; this file only parses arguments. Each subcommand is imported when it
+// runs: the long-running agent (`run`) does not hold the technician's tools in memory.
 import { Command, CommanderError, Option } from 'commander';
-import { backupCommand } from './cli/backup-command.js';
 import { EXIT, PROCESS_IO } from './cli/cli-io.js';
-import { enrolCommand } from './cli/enrol-command.js';
-import { factsCommand } from './cli/facts-command.js';
-import { runCommand } from './cli/run-command.js';
-import { statusCommand } from './cli/status-command.js';
 import { ConfigError, radiusRelaySettings, routerSettings } from './config.js';
 import type { RadiusRelayFlags, RouterFlags, RouterSettings } from './config.js';
 import { createLogger } from './logger.js';
@@ -38,6 +34,16 @@ function withRouterOptions(command: Command): Command {
       '--router-timeout <ms>',
       'router reply timeout in ms [env TICKETNET_ROUTER_TIMEOUT_MS, default 15000]',
     );
+}
+
+/** `--telemetry-interval` in seconds (1 s to a day), as milliseconds. */
+function telemetryIntervalMs(seconds: string): number {
+  const value = Number(seconds);
+  if (!Number.isInteger(value) || value < 1 || value > 86_400)
+    throw new ConfigError(
+      `--telemetry-interval must be a whole number of seconds from 1 to 86400, not "${seconds}"`,
+    );
+  return value * 1000;
 }
 
 let exitCode: number = EXIT.OK;
@@ -84,6 +90,11 @@ withRouterOptions(
       ),
     )
     .addOption(new Option('--log-level <level>', 'pino log level').env('TICKETNET_LOG_LEVEL').default('info'))
+    .addOption(
+      new Option('--telemetry-interval <seconds>', 'seconds between two telemetry reports')
+        .env('TICKETNET_TELEMETRY_INTERVAL_S')
+        .default('300'),
+    )
     .option(
       '--radius-relay-host <ipv4>',
       "address the router's RADIUS is taken on [env TICKETNET_RADIUS_RELAY_HOST, default 0.0.0.0]",
@@ -107,10 +118,15 @@ withRouterOptions(
 ).action(
   exitWith(
     async (
-      flags: { controller?: string; code?: string; logLevel: string } & RadiusRelayFlags,
+      flags: {
+        controller?: string;
+        code?: string;
+        logLevel: string;
+        telemetryInterval: string;
+      } & RadiusRelayFlags,
       command: Command,
     ) =>
-      runCommand(
+      (await import('./cli/run-command.js')).runCommand(
         {
           stateDir: stateDir(command),
           router: await router(command),
@@ -118,6 +134,7 @@ withRouterOptions(
           controller: flags.controller,
           code: flags.code,
           radiusRelay: radiusRelaySettings(flags),
+          telemetryIntervalMs: telemetryIntervalMs(flags.telemetryInterval),
         },
         PROCESS_IO,
       ),
@@ -133,7 +150,7 @@ withRouterOptions(
     .option('--force', 'enrol again even if already enrolled (new key pair)'),
 ).action(
   exitWith(async (flags: { controller: string; code: string; force?: boolean }, command: Command) =>
-    enrolCommand(
+    (await import('./cli/enrol-command.js')).enrolCommand(
       {
         stateDir: stateDir(command),
         controller: flags.controller,
@@ -153,7 +170,7 @@ withRouterOptions(
     .option('--json', 'print JSON'),
 ).action(
   exitWith(async (flags: { json?: boolean }, command: Command) =>
-    statusCommand(
+    (await import('./cli/status-command.js')).statusCommand(
       { stateDir: stateDir(command), router: await router(command), json: flags.json ?? false },
       PROCESS_IO,
     ),
@@ -164,7 +181,11 @@ withRouterOptions(
   program.command('facts').description('read the router facts directly (LAN)').option('--json', 'print JSON'),
 ).action(
   exitWith(async (flags: { json?: boolean }, command: Command) =>
-    factsCommand(await router(command), { json: flags.json ?? false }, PROCESS_IO),
+    (await import('./cli/facts-command.js')).factsCommand(
+      await router(command),
+      { json: flags.json ?? false },
+      PROCESS_IO,
+    ),
   ),
 );
 
@@ -176,7 +197,11 @@ withRouterOptions(
     .option('--name <name>', 'file name on the router (default ticketnet-cli)'),
 ).action(
   exitWith(async (flags: { out?: string; name?: string }, command: Command) =>
-    backupCommand(await router(command), { out: flags.out, name: flags.name }, PROCESS_IO),
+    (await import('./cli/backup-command.js')).backupCommand(
+      await router(command),
+      { out: flags.out, name: flags.name },
+      PROCESS_IO,
+    ),
   ),
 );
 

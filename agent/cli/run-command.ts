@@ -18,6 +18,8 @@ export interface RunCommandOptions {
   code?: string | undefined;
   /** The RADIUS relay; undefined turns it off. */
   radiusRelay?: RadiusRelaySettings | undefined;
+  /** Period of the telemetry report (default 5 minutes). */
+  telemetryIntervalMs?: number | undefined;
   /** Signals that stop the agent (default SIGTERM and SIGINT). */
   signals?: readonly NodeJS.Signals[];
 }
@@ -69,6 +71,9 @@ export async function runCommand(given: RunCommandOptions, io: CliIO): Promise<n
     controllerUrl: options.controller,
     enrolCode: enrolled ? undefined : options.code,
     radiusRelay: options.radiusRelay,
+    ...(options.telemetryIntervalMs !== undefined
+      ? { reports: { telemetryIntervalMs: options.telemetryIntervalMs } }
+      : {}),
   });
   logger.info(
     { state_dir: options.stateDir, router: `${options.router.host}:${options.router.port}` },

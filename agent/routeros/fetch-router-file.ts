@@ -1,7 +1,7 @@
 // Brings a file from the router's flash back to the agent, byte for byte:
 // over the API with /file/read (7.13+), or by FTP with the API credentials.
 import { Writable } from 'node:stream';
-import { Client as FtpClient, FTPError } from 'basic-ftp';
+import type { FTPError } from 'basic-ftp';
 import { routerErrorFromSocketError } from './classify-fault.js';
 import type { RouterCallOptions, RouterConnection } from './router-connection.js';
 import { RouterError } from './router-error.js';
@@ -65,9 +65,14 @@ class BufferSink extends Writable {
   }
 }
 
-function ftpFailure(err: unknown, endpoint: string, name: string): RouterError {
+function ftpFailure(
+  err: unknown,
+  endpoint: string,
+  name: string,
+  FtpErrorClass: typeof FTPError,
+): RouterError {
   if (err instanceof RouterError) return err;
-  if (err instanceof FTPError) {
+  if (err instanceof FtpErrorClass) {
     if (err.code === 530)
       return new RouterError('ROUTER_AUTH_FAILED', `FTP ${endpoint}: login refused (${err.message})`);
     if (err.code === 550)
@@ -95,6 +100,9 @@ export async function readFileViaFtp(
 ): Promise<Buffer> {
   const port = options.ftpPort ?? 21;
   const endpoint = `${conn.host}:${port}`;
+  // basic-ftp is loaded on the first FTP download only (RouterOS 6 backups): an idle agent does not
+  // hold its code.
+  const { Client: FtpClient, FTPError: FtpErrorClass } = await import('basic-ftp');
   const client = new FtpClient(options.timeoutMs ?? 30_000);
   const sink = new BufferSink();
   try {
@@ -103,7 +111,7 @@ export async function readFileViaFtp(
     await client.downloadTo(sink, name);
     return Buffer.concat(sink.parts);
   } catch (err) {
-    throw ftpFailure(err, endpoint, name);
+    throw ftpFailure(err, endpoint, name, FtpErrorClass);
   } finally {
     client.close();
   }

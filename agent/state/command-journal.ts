@@ -111,20 +111,22 @@ export class CommandJournal {
     await writeFileAtomic(this.#path(entry.command.id), JSON.stringify(stored), { mode: 0o600 });
   }
 
-  /** All readable entries (unordered). */
-  async list(): Promise<JournalEntry[]> {
-    const entries: JournalEntry[] = [];
+  /**
+   * The readable entries one at a time (unordered). Never all at once: an entry holds its command's
+   * output (an export, a backup), and a week of them would not fit in the agent's heap.
+   */
+  async *entries(): AsyncGenerator<JournalEntry> {
     for (const name of await readdir(this.dir)) {
       const match = UUID_FILE.exec(name);
       if (match === null) continue;
+      let entry: JournalEntry | undefined;
       try {
-        const entry = await this.get(match[1] as string);
-        if (entry !== undefined) entries.push(entry);
+        entry = await this.get(match[1] as string);
       } catch (err) {
         if (!(err instanceof JournalCorruptError)) throw err;
       }
+      if (entry !== undefined) yield entry;
     }
-    return entries;
   }
 
   /** Deletes entries whose deadline is more than `retentionMs` before `now`, and stale temp files. */
@@ -137,7 +139,7 @@ export class CommandJournal {
       const info = await stat(path).catch(() => undefined);
       if (info !== undefined && now.getTime() - info.mtimeMs > STALE_TEMP_MS) await removeFileDurably(path);
     }
-    for (const entry of await this.list()) {
+    for await (const entry of this.entries()) {
       const deadline = Date.parse(entry.expires_at ?? entry.command.deadline);
       // Only finished entries go: an unfinished one is still owed a result.
       if (entry.result === undefined || deadline + retentionMs > now.getTime()) continue;

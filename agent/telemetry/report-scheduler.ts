@@ -91,7 +91,9 @@ export class ReportScheduler {
 
   async #store(kind: ReportKind, data: Record<string, unknown>): Promise<void> {
     try {
-      await this.#o.outbox.add(kind, data, this.#now());
+      const report = await this.#o.outbox.add(kind, data, this.#now());
+      // One line per report: what the controller should end up holding can be counted from the log.
+      this.#o.logger.info({ kind, id: report.id }, 'report stored');
       this.#o.notify();
     } catch (err) {
       this.#o.logger.error({ kind, ...errorFields(err) }, 'could not store report in the outbox');

@@ -143,7 +143,44 @@ describe('ticketnet-agent CLI', function () {
     expect(child.output()).to.match(/agent stopped/);
   });
 
+  it('run --telemetry-interval: telemetry at that period, each report logged with its id', async () => {
+    const stateDir = await tempStateDir();
+    const child = spawnTs(
+      'agent/cli.ts',
+      [
+        'run',
+        '--state-dir',
+        stateDir,
+        '--controller',
+        hub.url,
+        '--code',
+        hub.issueCode(),
+        '--telemetry-interval',
+        '1',
+        ...routerArgs(sim),
+      ],
+      routerEnv,
+    );
+    afterTest(() => child.stop('SIGKILL'));
+    const telemetry = () => [...hub.reports.values()].filter((r) => r.kind === 'telemetry');
+    // The default period is 5 minutes: two reports within seconds come from the option.
+    await waitUntil(() => telemetry().length >= 2, 15_000, 'two telemetry reports');
+    const stored = child
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"msg":"report stored"'))
+      .map((l) => {
+        const record = JSON.parse(l) as { kind: string; id: string };
+        return `${record.kind} ${record.id}`;
+      });
+    for (const report of telemetry()) expect(stored).to.include(`telemetry ${report.id}`);
+    expect(await child.stop('SIGTERM')).to.equal(0);
+  });
+
   it('usage errors exit 2; run without enrolment exits 2 with a hint', async () => {
+    const zero = await cli(['run', '--telemetry-interval', '0'], routerEnv);
+    expect(zero.code).to.equal(2);
+    expect(zero.output).to.match(/--telemetry-interval must be/);
     expect((await cli(['frobnicate'])).code).to.equal(2);
     expect((await cli(['facts', '--router-port', 'eighty'], routerEnv)).code).to.equal(2);
     const stateDir = await tempStateDir();

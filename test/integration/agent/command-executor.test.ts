@@ -1,4 +1,5 @@
 import { COMMANDS } from '../../../protocol/index.js';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -201,6 +202,69 @@ describe('command executor (journal rules)', () => {
     await ex.idle();
     expect(runs).to.equal(1);
     expect(transport.results().filter((r) => r.id === running.id).length).to.be.at.least(2);
+  });
+
+  it('after a restart: what was waiting runs, and unsent results go out, in arrival order', async () => {
+    // Written in an order that is neither arrival order nor (by chance) the directory's.
+    const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
+    const waiting = [command(), command(), command()];
+    const unsent = [command(), command()];
+    for (const [i, cmd] of [2, 0, 1].map((i) => [i, waiting[i]!] as const))
+      await journal.put({ command: cmd, state: 'ACCEPTED', received_at: at(10 + i), result_sent: false });
+    for (const [i, cmd] of [1, 0].map((i) => [i, unsent[i]!] as const))
+      await journal.put({
+        command: cmd,
+        state: 'DONE',
+        received_at: at(i),
+        result: { id: cmd.id, status: 'DONE', output: FACTS },
+        result_sent: false,
+      });
+
+    transport.online = false;
+    const ran: string[] = [];
+    const ex = executor(async ({ command: cmd }) => {
+      ran.push(cmd.id);
+      return FACTS;
+    });
+    await ex.recover();
+    await ex.idle();
+    expect(ran).to.deep.equal(waiting.map((c) => c.id));
+    transport.online = true;
+    await ex.resendUnsent();
+    expect(transport.results().map((r) => r.id)).to.deep.equal([...unsent, ...waiting].map((c) => c.id));
+  });
+
+  it('recovers and prunes a journal far larger than the packaged heap limit (one entry at a time)', async function () {
+    this.timeout(60_000);
+    // 80 finished commands of 600 KiB output each: 48 MiB of journal for a 24 MiB old space.
+    const big = 'x'.repeat(600 * 1024);
+    for (let i = 0; i < 80; i++) {
+      const cmd = command('router.facts', 3_600_000);
+      await journal.put({
+        command: cmd,
+        state: 'DONE',
+        received_at: new Date().toISOString(),
+        result: { id: cmd.id, status: 'DONE', output: { big } },
+        result_sent: true,
+      });
+    }
+    const module = (path: string) => JSON.stringify(new URL(`../../../${path}`, import.meta.url).href);
+    const script = `
+      const { CommandJournal } = await import(${module('agent/state/command-journal.ts')});
+      const { CommandExecutor } = await import(${module('agent/commands/command-executor.ts')});
+      const journal = new CommandJournal(${JSON.stringify(journal.dir)});
+      await journal.prune(new Date());
+      const ex = new CommandExecutor({ journal, router: {}, catalogue: {}, transport: { send: async () => true },
+        logger: { debug() {}, info() {}, warn() {}, error() {} } });
+      await ex.recover();
+      console.log('recovered');`;
+    const child = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=24', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8', timeout: 50_000 },
+    );
+    expect(child.stdout + child.stderr).to.match(/recovered/);
+    expect(child.status).to.equal(0);
   });
 
   it('records a command interrupted by stop() as FAILED AGENT_ERROR (retryable)', async () => {
