@@ -12,7 +12,8 @@
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
 //      1,000 distinct agents at 10k (for the burst, also when its first result was answered and its
 //      last command sent: a pipelined burst answers the first before it sends the last);
-//   4. the real agent (agent/cli.ts run, its bundle and its executable) against a simulated router:
+//   4. the real agent (agent/cli.ts run, its bundle bare and as shipped with its memory limits, its
+//      executable) against a simulated router:
 //      idle RSS after 30 s, then one router.ping through each;
 //   5. one table, ours beside the peer, with the ratios and PASS/FAIL against the 2x goals.
 // Loopback only; a hard time limit; every process started here is stopped by its PID at the end.
@@ -32,6 +33,8 @@ const ROOT = resolve(import.meta.dirname, '..');
 const PEER_DIR = process.env.TICKETNET_PEER_BENCH ?? '';
 const BUNDLE_DIR = join(ROOT, 'dist/agent-bundle');
 const BUNDLE = join(BUNDLE_DIR, 'ticketnet-agent.cjs');
+// The bundle as shipped: node with the packaging's V8, libuv and malloc limits.
+const LAUNCHER = join(BUNDLE_DIR, 'ticketnet-agent.sh');
 const EXECUTABLE = join(BUNDLE_DIR, 'ticketnet-agent');
 
 const { values: opt } = parseArgs({
@@ -671,6 +674,12 @@ async function realAgents(server: ServerInfo): Promise<void> {
   ];
   if (existsSync(BUNDLE))
     variants.push({ variant: 'bundle (node ticketnet-agent.cjs)', cmd: process.execPath, args: [BUNDLE] });
+  if (existsSync(LAUNCHER))
+    variants.push({
+      variant: 'bundle as shipped (ticketnet-agent.sh, memory limits)',
+      cmd: LAUNCHER,
+      args: [],
+    });
   if (existsSync(EXECUTABLE))
     variants.push({ variant: 'executable (ticketnet-agent)', cmd: EXECUTABLE, args: [] });
 
