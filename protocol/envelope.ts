@@ -387,8 +387,13 @@ function signedBytes(fields: Omit<Head, 'sig'>): Buffer {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function frameText(raw: RawFrame): string {
-  if (typeof raw === 'string') return raw;
-  if (raw instanceof ArrayBuffer) return utf8.decode(new Uint8Array(raw));
-  if (Array.isArray(raw)) return utf8.decode(Buffer.concat(raw as readonly Buffer[]));
-  return utf8.decode(raw as Buffer);
+  return typeof raw === 'string' ? raw : utf8.decode(frameBytes(raw));
+}
+
+/** The bytes of a websocket frame in any of the forms `ws` hands over. */
+export function frameBytes(raw: RawFrame): Buffer {
+  if (Buffer.isBuffer(raw)) return raw;
+  if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
+  if (raw instanceof ArrayBuffer) return Buffer.from(raw);
+  return Buffer.concat(raw as readonly Buffer[]);
 }

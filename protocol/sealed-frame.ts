@@ -14,7 +14,14 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { z } from 'zod';
-import { bodyToSend, checkMessage, type EnvelopeOf, type RawFrame, type ReadOptions } from './envelope.js';
+import {
+  bodyToSend,
+  checkMessage,
+  frameBytes,
+  type EnvelopeOf,
+  type RawFrame,
+  type ReadOptions,
+} from './envelope.js';
 import { isoTimeSchema } from './fields.js';
 import type { MESSAGE_SCHEMAS, MessageType } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
@@ -171,10 +178,3 @@ function readSeq(frame: Buffer): number {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function frameBytes(raw: RawFrame): Buffer {
-  if (Buffer.isBuffer(raw)) return raw;
-  if (typeof raw === 'string') return Buffer.from(raw, 'utf8');
-  if (raw instanceof ArrayBuffer) return Buffer.from(raw);
-  return Buffer.concat(raw as readonly Buffer[]);
-}

@@ -2,6 +2,7 @@
 // makes a command added to the protocol without a handler here a compile error.
 import { COMMANDS } from '../../protocol/index.js';
 import type { CommandName, CommandParams, MessageBody } from '../../protocol/index.js';
+import type { AgentLogger } from '../logger.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { countHotspotUsers, listHotspotUserNames } from '../routeros/hotspot-user-inventory.js';
 import { exportHotspotUsers, ping, readFacts, saveBackup } from '../routeros/router-tasks.js';
@@ -10,7 +11,7 @@ import { removeHotspotUsers } from './hotspot-users-remove.js';
 import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
-import { applyScript, type ScriptApplyLogger } from './script-apply.js';
+import { applyScript } from './script-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -34,7 +35,7 @@ export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> 
 export const DEFAULT_BACKUP_NAME = 'ticketnet';
 
 /** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
-export const routerCatalogue = (logger: ScriptApplyLogger): CommandCatalogue => ({
+export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'router.facts': ({ router, signal }) => readFacts(router, { signal }),
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>

@@ -2,18 +2,13 @@
 // way a technician would paste it: `/system/script/add`, `run`, then remove. RouterOS runs it in
 // one go and a failing line traps the run, so the fault carries the router's own message.
 import type { CommandOutput } from '../../protocol/index.js';
+import type { AgentLogger } from '../logger.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { isRouterError, RouterError } from '../routeros/router-error.js';
 
 type ScriptApplyOutput = CommandOutput<'router.script.apply'>;
 
 const MENU = '/system/script';
-
-/** Where the clean-up of the temporary script reports its failures. */
-export interface ScriptApplyLogger {
-  warn(fields: Record<string, unknown>, message: string): void;
-  error(fields: Record<string, unknown>, message: string): void;
-}
 
 /**
  * Waits before each removal attempt of the temporary script: three attempts within ~2.5 s, as a
@@ -25,7 +20,8 @@ export interface ScriptApplyOptions {
   name: string;
   source: string;
   signal?: AbortSignal;
-  logger: ScriptApplyLogger;
+  /** Where the clean-up of the temporary script reports its failures. */
+  logger: AgentLogger;
 }
 
 export async function applyScript(

@@ -137,9 +137,7 @@ export class GroupCommit {
 
   async #flushOne(): Promise<void> {
     if (this.waiting === 1) {
-      const one = (this.#fresh.shift() ?? this.#progress.shift())!;
-      if (!one.atomic) return one.write(this.db).then(one.resolve, one.reject);
-      return this.#alone(one);
+      return this.#alone((this.#fresh.shift() ?? this.#progress.shift())!);
     }
     // The group's writes are taken one at a time as it runs, so that writes asked for meanwhile
     // (PostgreSQL answers over the network) may join it; the first is taken now, so a transaction
@@ -178,18 +176,15 @@ export class GroupCommit {
         { ...errorFields(err, this.logger), writes: group.length },
         'command queue group commit failed; writing one by one',
       );
-      for (const p of group) {
-        await (p.atomic ? this.#alone(p) : p.write(this.db).then(p.resolve, p.reject));
-      }
+      for (const p of group) await this.#alone(p);
       return;
     }
     group.forEach((p, i) => p.resolve(results[i]));
   }
 
+  /** One write on its own: in a transaction of its own only when it is atomic. */
   #alone(p: Pending): Promise<void> {
-    return this.db
-      .transaction()
-      .execute((trx) => p.write(trx))
-      .then(p.resolve, p.reject);
+    const done = p.atomic ? this.db.transaction().execute((trx) => p.write(trx)) : p.write(this.db);
+    return done.then(p.resolve, p.reject);
   }
 }
