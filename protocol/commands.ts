@@ -453,6 +453,17 @@ export const COMMANDS = {
     defaultTimeoutSeconds: 30,
     effect: 'read',
   },
+  // --- ticket shop ---
+  /**
+   * The hotspot user profiles alone (`/ip/hotspot/user/profile`), in the export's shape: the
+   * shop's router sync reads them every 30 minutes without carrying every user over a weak link.
+   */
+  'hotspot.profiles.list': {
+    params: z.strictObject({}),
+    output: z.object({ profiles: z.array(HOTSPOT_PROFILE_SCHEMA).max(1000) }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** Name of a command in the catalogue. */

@@ -5,7 +5,13 @@ import type { CommandName, CommandParams, MessageBody } from '../../protocol/ind
 import type { AgentLogger } from '../logger.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { countHotspotUsers, listHotspotUserNames } from '../routeros/hotspot-user-inventory.js';
-import { exportHotspotUsers, ping, readFacts, saveBackup } from '../routeros/router-tasks.js';
+import {
+  exportHotspotUsers,
+  listHotspotProfiles,
+  ping,
+  readFacts,
+  saveBackup,
+} from '../routeros/router-tasks.js';
 import { restoreHotspotProfiles, restoreHotspotUsers } from './hotspot-restore.js';
 import { removeHotspotUsers } from './hotspot-users-remove.js';
 import { exportResellers } from './resellers-export.js';
@@ -60,6 +66,10 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'router.script.apply': ({ router, params, signal }) =>
     applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
+  // --- ticket shop ---
+  'hotspot.profiles.list': async ({ router, signal }) => ({
+    profiles: await listHotspotProfiles(router, { signal }),
+  }),
 });
 
 /** Command names this build executes, announced in hello. */

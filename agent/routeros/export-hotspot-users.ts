@@ -96,16 +96,26 @@ export async function exportHotspotUsers(
     { ...call, proplist: USER_PROPS },
   );
   const out: HotspotExport = { users, count: users.length };
-  if (options.includeProfiles) {
-    const profiles: HotspotProfileExport[] = [];
-    await conn.printEach(
-      '/ip/hotspot/user/profile',
-      (r) => {
-        if (r.name) profiles.push(toHotspotProfile(r));
-      },
-      { ...call, proplist: PROFILE_PROPS },
-    );
-    out.profiles = profiles;
-  }
+  if (options.includeProfiles) out.profiles = await listHotspotProfiles(conn, options);
   return out;
+}
+
+/** The hotspot user profiles alone (the export's profile part, and `hotspot.profiles.list`). */
+export async function listHotspotProfiles(
+  conn: RouterConnection,
+  options: RouterCallOptions = {},
+): Promise<HotspotProfileExport[]> {
+  const profiles: HotspotProfileExport[] = [];
+  await conn.printEach(
+    '/ip/hotspot/user/profile',
+    (r) => {
+      if (r.name) profiles.push(toHotspotProfile(r));
+    },
+    {
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      proplist: PROFILE_PROPS,
+    },
+  );
+  return profiles;
 }

@@ -4,7 +4,7 @@
 export { readFacts, readCapabilities } from './read-facts.js';
 export type { RouterFacts } from './read-facts.js';
 export { ping } from './ping-router.js';
-export { exportHotspotUsers } from './export-hotspot-users.js';
+export { exportHotspotUsers, listHotspotProfiles } from './export-hotspot-users.js';
 export type { HotspotExport, HotspotProfileExport, HotspotUserExport } from './export-hotspot-users.js';
 export { saveBackup } from './save-backup.js';
 export type { BackupFile, SaveBackupOptions } from './save-backup.js';

@@ -83,6 +83,15 @@ export const ERROR_STATUS = {
   SERVICE_UNAVAILABLE: 503,
   /** A router command run for a request had no outcome in time (it stays recorded; it may still end). */
   ROUTER_COMMAND_TIMEOUT: 504,
+  // --- ticket shop ---
+  /** Another tenant's store already has this slug. */
+  STORE_SLUG_TAKEN: 409,
+  /** A withdrawal asked while the sales go to the seller's own payment account. */
+  WITHDRAWAL_MERCHANT_ACCOUNT: 409,
+  /** The administrator froze the shop's withdrawals. */
+  WITHDRAWALS_DISABLED: 409,
+  /** A withdrawal over the available balance, or with a balance under the minimum. */
+  INSUFFICIENT_FUNDS: 400,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

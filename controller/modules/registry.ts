@@ -28,6 +28,7 @@ import {
 } from './notifications/index.js';
 import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
+import { shopModule, type ShopService, type ShopTables } from './shop/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
 import {
   ticketsModule,
@@ -56,6 +57,7 @@ export const MODULES = [
   affluenceModule,
   migrationModule,
   adminModule,
+  shopModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -82,6 +84,7 @@ export interface Services {
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
   migration: MigrationService;
+  shop: ShopService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -99,4 +102,5 @@ export interface Database
     TakeoverTables,
     SalesTables,
     NotificationsTables,
-    MigrationTables {}
+    MigrationTables,
+    ShopTables {}
