@@ -72,6 +72,8 @@ export const storeConfigBody = z.strictObject({
   branding: jsonObject.nullable().optional(),
   plans: z.array(z.json()).max(200).nullable().optional(),
   store_settings: storeSettings.nullable().optional(),
+  /** Read only: accepted (and ignored) so a GET answer can be sent back as it is. */
+  updated_at: z.string().max(64).nullable().optional(),
 });
 
 export type StoreConfigBody = z.output<typeof storeConfigBody>;
