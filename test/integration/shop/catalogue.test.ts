@@ -33,12 +33,31 @@ forEachDatabase('shop profiles and router sync', (database) => {
     expect(res.body).to.deep.include({ success: true, updated_count: 2, deleted_count: 0 });
     expect(res.body.message).to.be.a('string');
     expect(await list()).to.deep.equal([
-      { name: '1h', price: 200, data_limit: '1G', time_limit: '1h', validity: '1d', display_name: '1h', is_active: true },
-      { name: '7d', price: null, data_limit: null, time_limit: null, validity: null, display_name: 'Semaine', is_active: false },
+      {
+        name: '1h',
+        price: 200,
+        data_limit: '1G',
+        time_limit: '1h',
+        validity: '1d',
+        display_name: '1h',
+        is_active: true,
+      },
+      {
+        name: '7d',
+        price: null,
+        data_limit: null,
+        time_limit: null,
+        validity: null,
+        display_name: 'Semaine',
+        is_active: false,
+      },
     ]);
 
     // A second push upserts only what it names: 7d is replaced, 1h is kept, a delete of an unknown name counts 0.
-    const again = await s.push([{ name: '7d', price: 1500 }, { name: 'absent', action: 'delete' }]);
+    const again = await s.push([
+      { name: '7d', price: 1500 },
+      { name: 'absent', action: 'delete' },
+    ]);
     expect(again.body).to.deep.include({ updated_count: 1, deleted_count: 0 });
     const after = await list();
     expect(after.map((e) => [e.name, e.price, e.is_active, e.display_name])).to.deep.equal([
@@ -62,7 +81,12 @@ forEachDatabase('shop profiles and router sync', (database) => {
       { profiles: [{ name: '1h', is_active: 'yes' }] },
       { profiles: [{ name: '1h', action: 'remove' }] },
       { profiles: [{ name: 'a\nb' }] },
-      { profiles: [{ name: '1h', price: 1 }, { name: '1h', price: 2 }] },
+      {
+        profiles: [
+          { name: '1h', price: 1 },
+          { name: '1h', price: 2 },
+        ],
+      },
       { profiles: [{ name: '2h', price: 1 }, 'x'] },
     ];
     for (const body of bad) {
@@ -71,7 +95,9 @@ forEachDatabase('shop profiles and router sync', (database) => {
       expect(res.body.success).to.equal(false);
       expect(res.body.error).to.be.an('object');
     }
-    const raw = await s.api('POST', `${PROFILES}/sync`, undefined, undefined, { 'content-type': 'text/plain' });
+    const raw = await s.api('POST', `${PROFILES}/sync`, undefined, undefined, {
+      'content-type': 'text/plain',
+    });
     expect(raw.status).to.be.oneOf([400, 415]);
     expect(await list()).to.deep.equal(before);
     // Another tenant's NAS id (or any unknown one) is not found.
@@ -109,9 +135,9 @@ forEachDatabase('shop profiles and router sync', (database) => {
     // The stock lives in the ticket store: ten ACTIVE tickets of 1h, commented as the shop's.
     const tickets = await s.radius('GET', '/tickets?limit=100');
     expect(tickets.status, JSON.stringify(tickets.body)).to.equal(200);
-    const shopTickets = (tickets.body.data as { comment: string; status: string; profile_name: string }[]).filter(
-      (t) => t.comment === 'boutique',
-    );
+    const shopTickets = (
+      tickets.body.data as { comment: string; status: string; profile_name: string }[]
+    ).filter((t) => t.comment === 'boutique');
     expect(shopTickets).to.have.length(10);
     expect(shopTickets.every((t) => t.status === 'ACTIVE' && t.profile_name === '1h')).to.equal(true);
 
@@ -160,7 +186,15 @@ forEachDatabase('shop profiles and router sync', (database) => {
     await s.runJob();
     expect((await s.readiness()).offers_count).to.equal(1);
     expect(await list()).to.deep.equal([
-      { name: '1h', price: null, data_limit: null, time_limit: null, validity: null, display_name: '1h', is_active: false },
+      {
+        name: '1h',
+        price: null,
+        data_limit: null,
+        time_limit: null,
+        validity: null,
+        display_name: '1h',
+        is_active: false,
+      },
     ]);
 
     // A profile removed from the router leaves the catalogue at the next sync.

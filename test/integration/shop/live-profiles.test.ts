@@ -16,7 +16,12 @@ forEachDatabase('shop live hotspot profiles', (database) => {
     const site = await s.shopSite('SHOP-A');
     let res = await s.api('GET', LIVE);
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ success: true, result: [], read_at: null, allocation_id: site.allocationId });
+    expect(res.body).to.deep.equal({
+      success: true,
+      result: [],
+      read_at: null,
+      allocation_id: site.allocationId,
+    });
 
     res = await s.api('GET', `${LIVE}?force=true`);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -26,7 +31,9 @@ forEachDatabase('shop live hotspot profiles', (database) => {
       { name: '7d', 'rate-limit': '5M/10M' },
     ]);
     const store = await s.radius('GET', '/profiles');
-    expect(store.body.data.map((p: { name: string; rate_limit: string }) => [p.name, p.rate_limit])).to.deep.equal([
+    expect(
+      store.body.data.map((p: { name: string; rate_limit: string }) => [p.name, p.rate_limit]),
+    ).to.deep.equal([
       ['1h', '2M/4M'],
       ['7d', '5M/10M'],
     ]);
@@ -79,7 +86,12 @@ forEachDatabase('shop live hotspot profiles', (database) => {
       expect(res.body.error.code).to.equal('VALIDATION_ERROR');
     }
     const other = await s.licensedClient();
-    const res = await s.api('GET', `${LIVE}?force=true&allocation_id=${site.allocationId}`, undefined, other.token);
+    const res = await s.api(
+      'GET',
+      `${LIVE}?force=true&allocation_id=${site.allocationId}`,
+      undefined,
+      other.token,
+    );
     expect(res.status).to.equal(404);
     expect(res.body.error.code).to.equal('ALLOCATION_NOT_FOUND');
     const mine = await s.api('GET', LIVE, undefined, other.token);

@@ -15,11 +15,16 @@ const ORDER = [
 ];
 
 /** The codes of the failing checks, in order; every check once, in the fixed order, texts only when failing. */
-function failing(r: { checks: { code: string; ok: boolean; detail: string | null; action: string | null }[] }) {
+function failing(r: {
+  checks: { code: string; ok: boolean; detail: string | null; action: string | null }[];
+}) {
   expect(r.checks.map((c) => c.code)).to.deep.equal(ORDER);
   for (const c of r.checks) {
     if (c.ok) expect([c.detail, c.action], c.code).to.deep.equal([null, null]);
-    else expect(c.detail && c.action, c.code).to.be.a('string').and.not.equal('');
+    else
+      expect(c.detail && c.action, c.code)
+        .to.be.a('string')
+        .and.not.equal('');
   }
   return r.checks.filter((c) => !c.ok).map((c) => c.code);
 }
@@ -32,7 +37,14 @@ forEachDatabase('shop readiness', (database) => {
   it('names the deepest cause with several checks failing at once, then each state in turn to READY', async () => {
     const bare = await s.bareClient();
     let r = await s.readiness(bare.token);
-    expect(failing(r)).to.deep.equal(['NO_LICENSE', 'NO_STORE_PROFILE', 'NO_SLUG', 'NO_OFFERS', 'ROUTER_NOT_LINKED', 'NO_STOCK']);
+    expect(failing(r)).to.deep.equal([
+      'NO_LICENSE',
+      'NO_STORE_PROFILE',
+      'NO_SLUG',
+      'NO_OFFERS',
+      'ROUTER_NOT_LINKED',
+      'NO_STOCK',
+    ]);
     expect(r).to.deep.include({
       can_sell: false,
       state: 'NO_LICENSE',
@@ -74,7 +86,11 @@ forEachDatabase('shop readiness', (database) => {
     expect(failing(r)).to.deep.equal([]);
     expect(r).to.deep.include({ can_sell: true, state: 'READY', blocking_reason: null, access_mode: 'VPN' });
     expect(r.delivery).to.include({ possible: true, source: 'DIRECT' });
-    expect(r.router).to.include({ allocation_id: site.allocationId, serial: 'SHOP-A', tunnel_status: 'CONNECTED' });
+    expect(r.router).to.include({
+      allocation_id: site.allocationId,
+      serial: 'SHOP-A',
+      tunnel_status: 'CONNECTED',
+    });
 
     // Link down, no RADIUS router, no stock: NO_STOCK, and collect nothing.
     await s.disconnect(site);

@@ -12,7 +12,13 @@ export interface ShopTest extends NasTest {
   /** What every router answers to `hotspot.profiles.list` (null: the command fails). */
   routerProfiles: HotspotProfile[] | null;
   /** A request with the test client's token (or another). */
-  api(method: string, path: string, body?: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+    headers?: Record<string, string>,
+  ): Promise<TestResponse>;
   /** A router of the client whose agent answers the profiles from `routerProfiles`. */
   shopSite(serial: string, token?: string): Promise<Site>;
   readiness(token?: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -37,7 +43,11 @@ export async function startShopTest(
     { name: '7d', rate_limit: '5M/10M' },
   ];
   s.api = (method, path, body, token = n.client.token, headers) =>
-    n.t.request(method, path, { token, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
+    n.t.request(method, path, {
+      token,
+      ...(body !== undefined ? { body } : {}),
+      ...(headers ? { headers } : {}),
+    });
   s.shopSite = async (serial, token) => {
     const site = await n.site(serial, token);
     site.agent.execute = (command): Answer => {
@@ -54,7 +64,8 @@ export async function startShopTest(
     expect(res.body.success).to.equal(true);
     return res.body.data;
   };
-  s.push = (profiles, token) => s.api('POST', '/api/v1/clients/store/profiles/sync', { nas_id: null, profiles }, token);
+  s.push = (profiles, token) =>
+    s.api('POST', '/api/v1/clients/store/profiles/sync', { nas_id: null, profiles }, token);
   s.runJob = async () => {
     const admin = await n.t.admin();
     const res = await n.t.request('POST', `/api/v1/admin/jobs/${JOB}/run`, { token: admin.token });

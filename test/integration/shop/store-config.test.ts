@@ -60,18 +60,30 @@ forEachDatabase('shop store configuration', (database) => {
       branding: { font: { family: 'Inter', size: 16 } },
       plans: [{ name: '1h', label: 'Une heure' }],
     });
-    expect(after.store_settings.portal_editor).to.deep.equal({ provider: 'paydunya', merchant_key_set: true });
+    expect(after.store_settings.portal_editor).to.deep.equal({
+      provider: 'paydunya',
+      merchant_key_set: true,
+    });
 
     // PUT replaces every field it does not name, but the key changes only when named.
     res = await call('PUT', { display_name: 'Awa 2' });
-    expect(res.body.data).to.deep.include({ display_name: 'Awa 2', store_slug: null, branding: {}, plans: [] });
+    expect(res.body.data).to.deep.include({
+      display_name: 'Awa 2',
+      store_slug: null,
+      branding: {},
+      plans: [],
+    });
     expect(res.body.data.store_settings).to.deep.equal({ portal_editor: { merchant_key_set: true } });
     expect(await t.controller.services.shop.stores.merchantKey(client.id)).to.equal(KEY);
   });
 
   it('seals the merchant key: never in a body or in clear in the database; null removes it', async () => {
     await call('PUT', { store_settings: { portal_editor: { merchant_key: KEY } } });
-    const row = await t.db.db.selectFrom('shop_stores').selectAll().where('client_id', '=', client.id).executeTakeFirstOrThrow();
+    const row = await t.db.db
+      .selectFrom('shop_stores')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).to.not.include(KEY);
     expect(row.merchant_key_sealed).to.be.a('string');
     expect(JSON.stringify(await get())).to.not.include(KEY);
@@ -79,12 +91,20 @@ forEachDatabase('shop store configuration', (database) => {
     const round = await get();
     expect((await call('PUT', round)).status).to.equal(200);
     expect(await t.controller.services.shop.stores.merchantKey(client.id)).to.equal(KEY);
-    const stored = await t.db.db.selectFrom('shop_stores').select('config_json').where('client_id', '=', client.id).executeTakeFirstOrThrow();
+    const stored = await t.db.db
+      .selectFrom('shop_stores')
+      .select('config_json')
+      .where('client_id', '=', client.id)
+      .executeTakeFirstOrThrow();
     expect(stored.config_json).to.not.include('merchant_key');
     // Copied to another tenant's row, the sealed key does not open.
     const other = await t.account('client');
     await call('PUT', { display_name: 'X' }, other.token);
-    await t.db.db.updateTable('shop_stores').set({ merchant_key_sealed: row.merchant_key_sealed }).where('client_id', '=', other.id).execute();
+    await t.db.db
+      .updateTable('shop_stores')
+      .set({ merchant_key_sealed: row.merchant_key_sealed })
+      .where('client_id', '=', other.id)
+      .execute();
     let opened: unknown;
     try {
       opened = await t.controller.services.shop.stores.merchantKey(other.id);

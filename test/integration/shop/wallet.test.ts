@@ -34,7 +34,11 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     return res.body.data;
   };
   const withdraw = (key: string | null, body: unknown = {}, token = client.token) =>
-    t.request('POST', WITHDRAW, { token, body, ...(key === null ? {} : { headers: { 'idempotency-key': key } }) });
+    t.request('POST', WITHDRAW, {
+      token,
+      body,
+      ...(key === null ? {} : { headers: { 'idempotency-key': key } }),
+    });
 
   it('NONE before a sale, PLATFORM after one; a sale is recorded once per reference', async () => {
     let m = await metrics();
@@ -60,7 +64,12 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
       reused = err;
     }
     expect(reused).to.have.property('code', 'IDEMPOTENCY_KEY_REUSED');
-    for (const bad of [{ amountXof: 0 }, { amountXof: 1.5 }, { reference: '' }, { collectedBy: 'BANK' as never }]) {
+    for (const bad of [
+      { amountXof: 0 },
+      { amountXof: 1.5 },
+      { reference: '' },
+      { collectedBy: 'BANK' as never },
+    ]) {
       let refused: unknown;
       try {
         await sale({ reference: 'pay-bad', ...bad });
@@ -71,14 +80,27 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     }
 
     m = await metrics();
-    expect(m.withdrawal_status).to.deep.include({ payout_mode: 'PLATFORM', available_balance: 3000, can_request_withdrawal: false });
+    expect(m.withdrawal_status).to.deep.include({
+      payout_mode: 'PLATFORM',
+      available_balance: 3000,
+      can_request_withdrawal: false,
+    });
     expect(m.balance).to.deep.equal({ available: 3000, pending: 0 });
     expect(m.sales.day).to.deep.equal({ count: 1, amount: 3000 });
-    expect(m.accounting.total).to.deep.equal({ gross: 3000, platform_collected: 3000, merchant_collected: 0, withdrawn: 0 });
-    const ledger = await t.db.db.selectFrom('shop_ledger').selectAll().where('client_id', '=', client.id).execute();
-    expect(ledger.map((l) => [l.type, Number(l.amount), Number(l.balance_after), l.idempotency_key])).to.deep.equal([
-      ['SALE', 3000, 3000, 'sale:pay-1'],
-    ]);
+    expect(m.accounting.total).to.deep.equal({
+      gross: 3000,
+      platform_collected: 3000,
+      merchant_collected: 0,
+      withdrawn: 0,
+    });
+    const ledger = await t.db.db
+      .selectFrom('shop_ledger')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .execute();
+    expect(
+      ledger.map((l) => [l.type, Number(l.amount), Number(l.balance_after), l.idempotency_key]),
+    ).to.deep.equal([['SALE', 3000, 3000, 'sale:pay-1']]);
     // Another tenant sees nothing of it.
     const other = await t.account('client');
     expect((await metrics(other.token)).withdrawal_status.payout_mode).to.equal('NONE');
@@ -97,7 +119,12 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     });
     expect(m.sales.total).to.deep.equal({ count: 1, amount: 1000 });
     expect(m.accounting.total.merchant_collected).to.equal(1000);
-    await sale({ reference: 'm-2', collectedBy: 'MERCHANT', provider: 'paydunya', dashboardUrl: 'https://app.paydunya.com' });
+    await sale({
+      reference: 'm-2',
+      collectedBy: 'MERCHANT',
+      provider: 'paydunya',
+      dashboardUrl: 'https://app.paydunya.com',
+    });
     m = await metrics();
     expect(m.withdrawal_status).to.deep.include({
       payout_provider: 'paydunya',
@@ -115,7 +142,11 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     await sale({ reference: 'p-1', amountXof: 8000 }, other.id);
     await sale({ reference: 'm-3', collectedBy: 'MERCHANT', provider: 'wave' }, other.id);
     const om = await metrics(other.token);
-    expect(om.withdrawal_status).to.deep.include({ payout_mode: 'PLATFORM', payout_provider: null, can_request_withdrawal: true });
+    expect(om.withdrawal_status).to.deep.include({
+      payout_mode: 'PLATFORM',
+      payout_provider: null,
+      can_request_withdrawal: true,
+    });
     expect(om.sales.total).to.deep.equal({ count: 2, amount: 9000 });
   });
 
@@ -148,7 +179,11 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     res = await withdraw('w-2', { amount: 7000 });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     expect(res.body.data.withdrawal).to.include({ amount: 7000, status: 'PENDING' });
-    expect(res.body.data.withdrawal_status).to.include({ available_balance: 5000, pending_balance: 7000, payout_mode: 'PLATFORM' });
+    expect(res.body.data.withdrawal_status).to.include({
+      available_balance: 5000,
+      pending_balance: 7000,
+      payout_mode: 'PLATFORM',
+    });
     const replay = await withdraw('w-2', { amount: 7000 });
     expect(replay.status).to.equal(200);
     expect(replay.body.data).to.deep.include({ replayed: true });
@@ -181,7 +216,9 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     expect(res.body.error.code).to.equal('WITHDRAWALS_DISABLED');
     expect((await freeze({ withdrawals_enabled: 'no' })).status).to.equal(400);
     expect((await freeze({ withdrawals_enabled: true }, 'not-a-uuid')).status).to.equal(400);
-    expect((await freeze({ withdrawals_enabled: true }, '0190a1b2-0000-7000-8000-000000000000')).status).to.equal(404);
+    expect(
+      (await freeze({ withdrawals_enabled: true }, '0190a1b2-0000-7000-8000-000000000000')).status,
+    ).to.equal(404);
     expect((await freeze({ withdrawals_enabled: true }, client.id, client.token)).status).to.equal(403);
     expect((await metrics()).withdrawal_status.withdrawals_enabled).to.equal(false);
     await freeze({ withdrawals_enabled: true });
@@ -191,12 +228,21 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
   it('concurrent withdrawals never overdraw: ledger = balance', async () => {
     await sale({ reference: 'p-1', amountXof: 12_000 });
     await sale({ reference: 'p-2', amountXof: 8_000 });
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => withdraw(`c-${i}`, { amount: 5000 })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => withdraw(`c-${i}`, { amount: 5000 })),
+    );
     const codes = results.map((r) => r.status).sort();
     expect(codes.filter((c) => c === 201)).to.have.length(4);
-    expect(results.filter((r) => r.status !== 201).every((r) => r.body.error.code === 'INSUFFICIENT_FUNDS')).to.equal(true);
+    expect(
+      results.filter((r) => r.status !== 201).every((r) => r.body.error.code === 'INSUFFICIENT_FUNDS'),
+    ).to.equal(true);
     expect((await metrics()).balance).to.deep.equal({ available: 0, pending: 20_000 });
-    const lines = await t.db.db.selectFrom('shop_ledger').selectAll().where('client_id', '=', client.id).orderBy('id').execute();
+    const lines = await t.db.db
+      .selectFrom('shop_ledger')
+      .selectAll()
+      .where('client_id', '=', client.id)
+      .orderBy('id')
+      .execute();
     expect(lines.filter((l) => l.type === 'WITHDRAWAL')).to.have.length(4);
     // Each line's balance_after follows from the one before.
     let balance = 0;
@@ -213,7 +259,7 @@ forEachDatabase('shop wallet, metrics and withdrawals', (database) => {
     await sale({ reference: 'mon', amountXof: 2000 });
     const fresh = await t.account('client');
     await sale({ reference: 'x', amountXof: 500 }, fresh.id);
-    let m = await metrics();
+    const m = await metrics();
     expect(m.sales.day).to.deep.equal({ count: 1, amount: 2000 });
     expect(m.sales.week).to.deep.equal({ count: 1, amount: 2000 });
     expect(m.sales.month).to.deep.equal({ count: 2, amount: 3000 });

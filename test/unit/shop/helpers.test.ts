@@ -19,7 +19,11 @@ describe('shop helpers', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ e: null }, { a: 1 }, { e: null, a: 1 }],
@@ -49,17 +53,34 @@ describe('shop helpers', () => {
       ['2026-11-29T23:59:59.999Z', '2026-11-29', '2026-11-23', '2026-11-01'],
       ['2027-01-01T12:00:00.000Z', '2027-01-01', '2026-12-28', '2027-01-01'],
     ];
-    for (const [now, day, week, month] of rows) expect(periodStarts(new Date(now)), now).to.deep.equal({ day, week, month });
+    for (const [now, day, week, month] of rows)
+      expect(periodStarts(new Date(now)), now).to.deep.equal({ day, week, month });
   });
 
   it("picks the PRIMARY's router, else an enrolled one, connected first, oldest first", () => {
     const a = (id: string, created: string, link: 'CONNECTED' | 'DISCONNECTED', status = 'ENROLLED') =>
-      ({ id, created_at: created, link_state: link, status, last_seen_at: null, router: { serial: id.toUpperCase() } }) as unknown as AllocationView;
-    const all = [a('old', '2026-01-01', 'DISCONNECTED'), a('mid', '2026-02-01', 'CONNECTED'), a('new', '2026-03-01', 'CONNECTED'), a('wait', '2025-01-01', 'CONNECTED', 'AWAITING_ENROLMENT')];
+      ({
+        id,
+        created_at: created,
+        link_state: link,
+        status,
+        last_seen_at: null,
+        router: { serial: id.toUpperCase() },
+      }) as unknown as AllocationView;
+    const all = [
+      a('old', '2026-01-01', 'DISCONNECTED'),
+      a('mid', '2026-02-01', 'CONNECTED'),
+      a('new', '2026-03-01', 'CONNECTED'),
+      a('wait', '2025-01-01', 'CONNECTED', 'AWAITING_ENROLMENT'),
+    ];
     expect(pickShopRouter(all, 'old')?.allocation_id).to.equal('old');
     expect(pickShopRouter(all, null)?.allocation_id).to.equal('mid');
     expect(pickShopRouter(all, 'wait')?.allocation_id).to.equal('mid');
-    expect(pickShopRouter([all[0]!], null)).to.include({ allocation_id: 'old', tunnel_status: 'DISCONNECTED', serial: 'OLD' });
+    expect(pickShopRouter([all[0]!], null)).to.include({
+      allocation_id: 'old',
+      tunnel_status: 'DISCONNECTED',
+      serial: 'OLD',
+    });
     expect(pickShopRouter([all[3]!], null)).to.equal(null);
   });
 

@@ -23,19 +23,42 @@ const wallet = (over: Partial<WalletFacts> = {}): WalletFacts => ({
 describe('shop payout rules', () => {
   const MODES: [string, Partial<WalletFacts>, string][] = [
     ['no sale', {}, 'NONE'],
-    ['platform sale, money left', { sales_count: 1, available_xof: 100, last_collected_by: 'PLATFORM' }, 'PLATFORM'],
+    [
+      'platform sale, money left',
+      { sales_count: 1, available_xof: 100, last_collected_by: 'PLATFORM' },
+      'PLATFORM',
+    ],
     ['merchant sale only', { sales_count: 1, last_collected_by: 'MERCHANT' }, 'MERCHANT'],
-    ['switched to merchant, platform money available', { sales_count: 2, available_xof: 10, last_collected_by: 'MERCHANT' }, 'PLATFORM'],
-    ['switched to merchant, platform money pending', { sales_count: 2, pending_xof: 10, last_collected_by: 'MERCHANT' }, 'PLATFORM'],
+    [
+      'switched to merchant, platform money available',
+      { sales_count: 2, available_xof: 10, last_collected_by: 'MERCHANT' },
+      'PLATFORM',
+    ],
+    [
+      'switched to merchant, platform money pending',
+      { sales_count: 2, pending_xof: 10, last_collected_by: 'MERCHANT' },
+      'PLATFORM',
+    ],
     ['platform sale, all paid out', { sales_count: 1, last_collected_by: 'PLATFORM' }, 'PLATFORM'],
   ];
-  for (const [name, over, mode] of MODES) it(`mode: ${name} → ${mode}`, () => expect(payoutMode(wallet(over))).to.equal(mode));
+  for (const [name, over, mode] of MODES)
+    it(`mode: ${name} → ${mode}`, () => expect(payoutMode(wallet(over))).to.equal(mode));
 
   it('badge and link: provider null gives the direct-collection badge, url null no link', () => {
     const direct = withdrawalStatus(wallet({ sales_count: 1, last_collected_by: 'MERCHANT' }));
-    expect(direct).to.include({ payout_badge: DIRECT_COLLECTION_BADGE, payout_provider: null, payout_dashboard_url: null, can_request_withdrawal: false });
+    expect(direct).to.include({
+      payout_badge: DIRECT_COLLECTION_BADGE,
+      payout_provider: null,
+      payout_dashboard_url: null,
+      can_request_withdrawal: false,
+    });
     const named = withdrawalStatus(
-      wallet({ sales_count: 1, last_collected_by: 'MERCHANT', payout_provider: 'cinetpay', payout_dashboard_url: 'https://x.example' }),
+      wallet({
+        sales_count: 1,
+        last_collected_by: 'MERCHANT',
+        payout_provider: 'cinetpay',
+        payout_dashboard_url: 'https://x.example',
+      }),
     );
     expect(named).to.include({ payout_badge: 'cinetpay', payout_dashboard_url: 'https://x.example' });
   });

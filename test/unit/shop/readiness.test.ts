@@ -28,7 +28,12 @@ type Row = [string, Partial<ReadinessFacts>, string[], string];
 const ROWS: Row[] = [
   ['everything there', {}, [], 'STOCK'],
   ['zero stock, RADIUS refills', { vouchers_available: 0, stock_total: 0 }, [], 'RADIUS'],
-  ['zero stock, no RADIUS, link up', { vouchers_available: 0, stock_total: 0, radius_refill_available: false }, [], 'DIRECT'],
+  [
+    'zero stock, no RADIUS, link up',
+    { vouchers_available: 0, stock_total: 0, radius_refill_available: false },
+    [],
+    'DIRECT',
+  ],
   [
     'zero stock, no RADIUS, link down',
     { vouchers_available: 0, stock_total: 0, radius_refill_available: false, router: linked('DISCONNECTED') },
@@ -47,7 +52,12 @@ const ROWS: Row[] = [
     [],
     'DIRECT',
   ],
-  ['stock with the link down still delivers', { radius_refill_available: false, router: linked('DISCONNECTED') }, [], 'STOCK'],
+  [
+    'stock with the link down still delivers',
+    { radius_refill_available: false, router: linked('DISCONNECTED') },
+    [],
+    'STOCK',
+  ],
   [
     'nothing at all',
     {
@@ -64,7 +74,12 @@ const ROWS: Row[] = [
   ],
   ['no slug only', { store: { has_profile: true, store_slug: null } }, ['NO_SLUG'], 'STOCK'],
   ['no offers and no router', { offers_count: 0, router: null }, ['NO_OFFERS', 'ROUTER_NOT_LINKED'], 'STOCK'],
-  ['no licence only', { licence: { active: false, plan_code: null, expires_at: null } }, ['NO_LICENSE'], 'STOCK'],
+  [
+    'no licence only',
+    { licence: { active: false, plan_code: null, expires_at: null } },
+    ['NO_LICENSE'],
+    'STOCK',
+  ],
 ];
 
 describe('shop readiness rule', () => {
@@ -81,7 +96,10 @@ describe('shop readiness rule', () => {
       const delivery = failing.filter((c) => c === 'NO_STOCK' || c === 'DELIVERY_IMPOSSIBLE');
       expect(delivery.length).to.equal(source === 'NONE' ? 1 : 0);
       expect(r.blocking_reason).to.equal(failing.length ? r.checks.find((c) => !c.ok)!.detail : null);
-      for (const c of r.checks) expect(c.ok ? [c.detail, c.action] : [typeof c.detail, typeof c.action]).to.deep.equal(c.ok ? [null, null] : ['string', 'string']);
+      for (const c of r.checks)
+        expect(c.ok ? [c.detail, c.action] : [typeof c.detail, typeof c.action]).to.deep.equal(
+          c.ok ? [null, null] : ['string', 'string'],
+        );
     });
   }
 });
