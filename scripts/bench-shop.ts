@@ -146,7 +146,10 @@ async function plansOf(database: DatabaseHandle, run: () => Promise<unknown>): P
   const { explainPrefix, planLineColumn } = database.caps;
   const plans: string[] = [];
   for (const q of sent.filter((s) => /\bshop_/.test(s.sql) && /^\s*(select|with)/i.test(s.sql))) {
-    const { rows } = await database.db.executeQuery<Record<string, string>>({ ...q, sql: `${explainPrefix} ${q.sql}` });
+    const { rows } = await database.db.executeQuery<Record<string, string>>({
+      ...q,
+      sql: `${explainPrefix} ${q.sql}`,
+    });
     plans.push(...rows.map((r) => r[planLineColumn]!).filter((l) => /shop_/.test(l)));
   }
   return plans;
@@ -182,7 +185,10 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     const token = client.token;
     await s.licences.grant(clientId, 'RADIUS_ANNUAL', null);
     await s.profiles.setProfile(clientId, '1h', { price_xof: 200, time_limit_seconds: 3600 });
-    await call(c, 'PUT', '/api/v1/clients/store-config', token, { display_name: 'Bench', store_slug: `bench-${name}` });
+    await call(c, 'PUT', '/api/v1/clients/store-config', token, {
+      display_name: 'Bench',
+      store_slug: `bench-${name}`,
+    });
     await call(c, 'POST', '/api/v1/clients/store/profiles/sync', token, {
       profiles: ['1h', '2h', '1d', '7d', '30d'].map((p, i) => ({ name: p, price: 200 * (i + 1) })),
     });
@@ -221,7 +227,9 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       ...(await plansOf(database, () => s.shop.wallet.metrics(clientId))),
     ];
     const scans = plans.filter((p) =>
-      database.caps.planShowsSearchKeys ? /^SCAN shop_/.test(p.trim()) : /Seq Scan on shop_(sales|ledger|stock)/.test(p),
+      database.caps.planShowsSearchKeys
+        ? /^SCAN shop_/.test(p.trim())
+        : /Seq Scan on shop_(sales|ledger|stock)/.test(p),
     );
     return {
       db: name,
@@ -259,7 +267,9 @@ const loadBefore = load();
 const rows: Row[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-shop-'));
 try {
-  console.log(`seeding ${SALES.toLocaleString('en')} shop sales per database, ${REPS} repetitions per figure…`);
+  console.log(
+    `seeding ${SALES.toLocaleString('en')} shop sales per database, ${REPS} repetitions per figure…`,
+  );
   rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
   if (await pgReachable(PG_URL)) {
     const schema = `bench_${randomBytes(4).toString('hex')}`;

@@ -1,7 +1,7 @@
 // The ticket shop: catalogue and router sync, store configuration, readiness, and the shop wallet.
 // Other modules (the payment path) record sales through `recordSale`. Rules: docs/api/shop.md.
 import { AppError } from '../../core/app-error.js';
-import type { Clock } from '../../core/clock.js';
+import { iso, type Clock } from '../../core/clock.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
@@ -146,13 +146,16 @@ export class ShopService {
   }
 
   async readiness(clientId: string): Promise<Readiness> {
-    const [licence, store, offers, unsold, router, refill] = await Promise.all([
+    // Licence and topology are read once and shared by the checks that need them.
+    const [licence, topology] = await Promise.all([
       this.#licence(clientId),
+      this.deps.nas.topology(clientId),
+    ]);
+    const [store, offers, unsold, router] = await Promise.all([
       q.findStore(this.deps.db, clientId),
       this.catalogue.offers(clientId),
       this.catalogue.unsold(clientId),
-      this.#router(clientId),
-      this.#radiusRefill(clientId),
+      this.#router(clientId, undefined, topology),
     ]);
     const active = offers.filter((o) => o.is_active && (o.price ?? 0) > 0);
     return judgeReadiness({
@@ -161,7 +164,7 @@ export class ShopService {
       offers_count: active.length,
       vouchers_available: active.reduce((n, o) => n + (unsold.get(o.name) ?? 0), 0),
       stock_total: [...unsold.values()].reduce((a, b) => a + b, 0),
-      radius_refill_available: refill,
+      radius_refill_available: licence.active && hasActiveNas(topology),
       router,
     });
   }
@@ -179,7 +182,7 @@ export class ShopService {
   async #licence(clientId: string) {
     const status = await this.deps.licences.status(clientId, SHOP_PRODUCT);
     if (!status.active) return { active: false, plan_code: null, expires_at: null };
-    const now = this.deps.clock.now().toISOString();
+    const now = iso(this.deps.clock.now());
     const current = (await this.deps.licences.listForClient(clientId))
       .filter(
         (l) =>
@@ -194,22 +197,26 @@ export class ShopService {
 
   async #radiusRefill(clientId: string): Promise<boolean> {
     if (!(await this.deps.licences.status(clientId, SHOP_PRODUCT)).active) return false;
-    const topology = await this.deps.nas.topology(clientId);
-    return topology.primary !== null || topology.members.length > 0;
+    return hasActiveNas(await this.deps.nas.topology(clientId));
   }
 
-  async #router(clientId: string, allocationId?: string): Promise<ShopRouter | null> {
+  async #router(clientId: string, allocationId?: string, known?: Topology): Promise<ShopRouter | null> {
     if (allocationId) {
       const one = await this.deps.allocations.get(clientId, allocationId);
       return pickShopRouter([one], one.id);
     }
     const [allocations, topology] = await Promise.all([
       this.deps.allocations.list(clientId),
-      this.deps.nas.topology(clientId),
+      known ?? this.deps.nas.topology(clientId),
     ]);
     return pickShopRouter(allocations, topology.primary?.allocation_id ?? null);
   }
 }
+
+type Topology = Awaited<ReturnType<NasService['topology']>>;
+
+const hasActiveNas = (topology: Topology): boolean =>
+  topology.primary !== null || topology.members.length > 0;
 
 /** No linked router, or its agent's link is down: answered as an enrolment answers it. */
 function tunnelNotConnected(router: ShopRouter | null): AppError {

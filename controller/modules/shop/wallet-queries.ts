@@ -165,15 +165,40 @@ export const addToDay = (db: Db, clientId: string, day: string, delta: DailyDelt
     )
     .execute();
 
-/** The daily totals summed from `fromDay` on (at most a month of rows). */
-export const sumSince = async (db: Db, clientId: string, fromDay: string): Promise<DailyDelta> => {
-  const row = await db
+/**
+ * The daily totals summed over each period in one statement: the rows from the earliest start on
+ * (a week may start in the previous month), at most 37 of them, read through the primary key.
+ */
+export const sumPeriods = async <P extends string>(
+  db: Db,
+  clientId: string,
+  starts: Record<P, string>,
+): Promise<Record<P, DailyDelta>> => {
+  const periods = Object.entries(starts) as [P, string][];
+  const from = periods.map(([, day]) => day).sort()[0]!;
+  const row = (await db
     .selectFrom('shop_daily_totals')
-    .select((eb) => DAILY_COLUMNS.map((c) => eb.fn.coalesce(eb.fn.sum<number>(c), eb.lit(0)).as(c)))
+    .select((eb) =>
+      periods.flatMap(([p, day]) =>
+        DAILY_COLUMNS.map((c) =>
+          eb.fn
+            .coalesce(
+              eb.fn.sum<number>(eb.case().when('day', '>=', day).then(eb.ref(c)).else(0).end()),
+              eb.lit(0),
+            )
+            .as(`${p}__${c}`),
+        ),
+      ),
+    )
     .where('client_id', '=', clientId)
-    .where('day', '>=', fromDay)
-    .executeTakeFirst();
-  return Object.fromEntries(DAILY_COLUMNS.map((c) => [c, Number(row?.[c] ?? 0)])) as unknown as DailyDelta;
+    .where('day', '>=', from)
+    .executeTakeFirst()) as Record<string, number | string> | undefined;
+  return Object.fromEntries(
+    periods.map(([p]) => [
+      p,
+      Object.fromEntries(DAILY_COLUMNS.map((c) => [c, Number(row?.[`${p}__${c}`] ?? 0)])),
+    ]),
+  ) as unknown as Record<P, DailyDelta>;
 };
 
 // --- withdrawals ---

@@ -7,7 +7,8 @@ import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { withdrawalRefusal, withdrawalStatus, type WithdrawalStatusView } from './payout.js';
-import { periodStarts, utcDay } from './periods.js';
+import { utcDay } from './periods.js';
+import { readMetrics, type ShopMetrics } from './shop-metrics.js';
 import * as q from './queries.js';
 import type { Collector, ShopSalesTable, ShopWithdrawalsTable } from './tables.js';
 import * as w from './wallet-queries.js';
@@ -40,21 +41,6 @@ export interface WithdrawalView {
   amount: number;
   status: string;
   requested_at: string;
-}
-
-type Period = { count: number; amount: number };
-type Accounting = {
-  gross: number;
-  platform_collected: number;
-  merchant_collected: number;
-  withdrawn: number;
-};
-
-export interface ShopMetrics {
-  sales: Record<'day' | 'week' | 'month' | 'total', Period>;
-  balance: { available: number; pending: number };
-  accounting: Record<'day' | 'week' | 'month' | 'total', Accounting>;
-  withdrawal_status: WithdrawalStatusView;
 }
 
 const REFERENCE = /^[\x21-\x7e]{1,128}$/;
@@ -195,39 +181,8 @@ export class ShopWallet {
     });
   }
 
-  async metrics(clientId: string): Promise<ShopMetrics> {
-    const now = this.clock.now();
-    const wallet = (await w.findWallet(this.db, clientId)) ?? w.emptyWallet(clientId, iso(now));
-    const starts = periodStarts(now);
-    const [day, week, month] = await Promise.all([
-      w.sumSince(this.db, clientId, starts.day),
-      w.sumSince(this.db, clientId, starts.week),
-      w.sumSince(this.db, clientId, starts.month),
-    ]);
-    const total: w.DailyDelta = {
-      sales_count: Number(wallet.sales_count),
-      gross_xof: Number(wallet.gross_xof),
-      platform_xof: Number(wallet.platform_xof),
-      merchant_xof: Number(wallet.merchant_xof),
-      withdrawn_xof: Number(wallet.withdrawn_xof),
-    };
-    const periods = { day, week, month, total };
-    const map = <T>(f: (d: w.DailyDelta) => T) =>
-      Object.fromEntries(Object.entries(periods).map(([k, d]) => [k, f(d)])) as Record<
-        keyof typeof periods,
-        T
-      >;
-    return {
-      sales: map((d) => ({ count: d.sales_count, amount: d.gross_xof })),
-      balance: { available: Number(wallet.available_xof), pending: Number(wallet.pending_xof) },
-      accounting: map((d) => ({
-        gross: d.gross_xof,
-        platform_collected: d.platform_xof,
-        merchant_collected: d.merchant_xof,
-        withdrawn: d.withdrawn_xof,
-      })),
-      withdrawal_status: withdrawalStatus(wallet),
-    };
+  metrics(clientId: string): Promise<ShopMetrics> {
+    return readMetrics(this.db, this.clock.now(), clientId);
   }
 
   /** The administrator's freeze (or thaw) of the tenant's withdrawals. */
