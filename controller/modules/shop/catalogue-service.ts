@@ -42,6 +42,8 @@ export interface CatalogueDeps {
   tickets: Pick<TicketsService, 'createTickets'>;
   profiles: Pick<ProfilesService, 'listProfiles' | 'upsertProfilesFromRouter'>;
   runner: Pick<AgentCommandRunner, 'run'>;
+  /** The database locks rows (`SELECT … FOR UPDATE`). */
+  rowLocks: boolean;
 }
 
 export type RouterRead =
@@ -198,10 +200,15 @@ export class ShopCatalogue {
       const need = STOCK_TARGET - (unsold.get(offer.name) ?? 0);
       if (need <= 0) continue;
       const now = iso(this.deps.clock.now());
-      await this.deps.db.transaction().execute(async (trx) => {
+      made += await this.deps.db.transaction().execute(async (trx) => {
+        // Two restocks of one entry at once (a push during the job) must not both fill it: the
+        // entry's row is locked (row locks; SQLite's single writer otherwise) and the stock counted again.
+        if (!(await q.lockEntry(trx, clientId, offer.name, this.deps.rowLocks))) return 0;
+        const missing = STOCK_TARGET - (await q.unsoldOf(trx, clientId, offer.name));
+        if (missing <= 0) return 0;
         const tickets = await this.deps.tickets.createTickets(
           clientId,
-          { profileId: offer.profile_id!, profileRef: offer.name, quantity: need, comment: 'boutique' },
+          { profileId: offer.profile_id!, profileRef: offer.name, quantity: missing, comment: 'boutique' },
           trx,
         );
         await q.insertStock(
@@ -216,8 +223,8 @@ export class ShopCatalogue {
             sold_at: null,
           })),
         );
+        return missing;
       });
-      made += need;
     }
     return made;
   }

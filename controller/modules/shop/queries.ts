@@ -122,6 +122,35 @@ export const unsoldByProfile = async (db: Db, clientId: string): Promise<Map<str
   return new Map(rows.map((r) => [r.profile_name, Number(r.n)]));
 };
 
+/** The unsold stock of one entry. */
+export const unsoldOf = async (db: Db, clientId: string, profileName: string): Promise<number> =>
+  Number(
+    (
+      await db
+        .selectFrom('shop_stock')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('client_id', '=', clientId)
+        .where('sold_at', 'is', null)
+        .where('profile_name', '=', profileName)
+        .executeTakeFirst()
+    )?.n ?? 0,
+  );
+
+/** Reads (and, with row locks, locks) a catalogue entry; false when it is gone. */
+export const lockEntry = async (
+  db: Db,
+  clientId: string,
+  name: string,
+  rowLocks: boolean,
+): Promise<boolean> => {
+  const q = db
+    .selectFrom('shop_profiles')
+    .select('name')
+    .where('client_id', '=', clientId)
+    .where('name', '=', name);
+  return (await (rowLocks ? q.forUpdate() : q).executeTakeFirst()) !== undefined;
+};
+
 export const insertStock = (db: Db, rows: ShopStockTable[]) =>
   db.insertInto('shop_stock').values(rows).execute();
 

@@ -48,7 +48,7 @@ export class ShopService {
   readonly wallet: ShopWallet;
 
   constructor(private readonly deps: ShopServiceDeps) {
-    this.catalogue = new ShopCatalogue(deps);
+    this.catalogue = new ShopCatalogue({ ...deps, rowLocks: deps.caps.rowLocks });
     this.stores = new StoreConfigs(deps.db, deps.clock, deps.cipher);
     this.wallet = new ShopWallet(deps.db, deps.caps, deps.clock);
   }

@@ -132,13 +132,31 @@ forEachDatabase('shop profiles and router sync', (database) => {
     expect(r).to.include({ offers_count: 1, vouchers_available: 10, state: 'NO_SLUG' });
     expect(r.delivery).to.include({ possible: true, source: 'STOCK' });
 
+    // Restocks that meet (the job, a push, a live read) fill an offer once: back to 10, not more.
+    for (const reference of ['pre-1', 'pre-2', 'pre-3']) {
+      await s.t.controller.services.shop.recordSale(s.client.id, {
+        reference,
+        amountXof: 250,
+        collectedBy: 'PLATFORM',
+        profileName: '1h',
+      });
+    }
+    expect((await s.readiness()).vouchers_available).to.equal(7);
+    const shop = s.t.controller.services.shop;
+    await Promise.all([
+      s.runJob(),
+      s.push([{ name: '1h', price: 250 }]),
+      ...Array.from({ length: 4 }, () => shop.catalogue.restock(s.client.id)),
+    ]);
+    expect((await s.readiness()).vouchers_available).to.equal(10);
+
     // The stock lives in the ticket store: ten ACTIVE tickets of 1h, commented as the shop's.
     const tickets = await s.radius('GET', '/tickets?limit=100');
     expect(tickets.status, JSON.stringify(tickets.body)).to.equal(200);
     const shopTickets = (
       tickets.body.data as { comment: string; status: string; profile_name: string }[]
     ).filter((t) => t.comment === 'boutique');
-    expect(shopTickets).to.have.length(10);
+    expect(shopTickets).to.have.length(13);
     expect(shopTickets.every((t) => t.status === 'ACTIVE' && t.profile_name === '1h')).to.equal(true);
 
     // Live profiles: the last read, RouterOS-named.
