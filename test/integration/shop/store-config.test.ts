@@ -2,6 +2,7 @@
 // unique over all tenants, the merchant key is sealed at rest and never answered.
 import { expect } from 'chai';
 import { forEachDatabase } from '../../support/databases.js';
+import { captureLogs, type LogCapture } from '../../support/log-capture.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 
 const CONFIG = '/api/v1/clients/store-config';
@@ -10,8 +11,10 @@ const KEY = 'sk_live_4f9a2c7e1b8d3f6a';
 forEachDatabase('shop store configuration', (database) => {
   let t: TestController;
   let client: { token: string; id: string };
+  let logs: LogCapture;
   beforeEach(async () => {
-    t = await startTestController(database);
+    logs = captureLogs('debug');
+    t = await startTestController(database, {}, logs.logger);
     client = await t.account('client');
   });
   afterEach(async () => t.close());
@@ -87,6 +90,15 @@ forEachDatabase('shop store configuration', (database) => {
     expect(JSON.stringify(row)).to.not.include(KEY);
     expect(row.merchant_key_sealed).to.be.a('string');
     expect(JSON.stringify(await get())).to.not.include(KEY);
+    // A refused body that carries a key does not echo it either, nor does any log line.
+    const refused = await call('PATCH', {
+      store_settings: { portal_editor: { merchant_key: KEY } },
+      extra: 1,
+    });
+    expect(refused.status).to.equal(400);
+    expect(JSON.stringify(refused.body)).to.not.include(KEY);
+    expect(logs.lines.length).to.be.greaterThan(0);
+    expect(logs.lines.join('\n')).to.not.include(KEY);
     // A GET body sent back (merchant_key_set included) keeps the key and stores no flag.
     const round = await get();
     expect((await call('PUT', round)).status).to.equal(200);
