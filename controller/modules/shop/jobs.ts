@@ -9,6 +9,8 @@ export function routerSyncJob(deps: { shop: ShopService }): JobDefinition {
   return {
     name: SHOP_ROUTER_SYNC_JOB,
     cadence: { everyMs: 30 * 60_000 },
+    // Each router read may wait for its agent: a long fleet run keeps the lease until the next run is due.
+    leaseMs: 25 * 60_000,
     run: () => deps.shop.syncAll(),
   };
 }
