@@ -189,6 +189,14 @@ const SALES_ENTRY_SCHEMA = z.object({
   source: z.string().max(64).optional(),
 });
 
+// ---- remote access (WireGuard / SSTP transport, rescue relay) ----
+const WG_KEY = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
+const IPV4 = z.ipv4();
+const RA_INTERFACE = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/);
+const RA_HOST = z.string().min(1).max(255).regex(/^[A-Za-z0-9.:-]+$/);
+const RA_PORT = z.int().min(1).max(65535);
+export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
+
 /**
  * The closed command catalogue: name → params schema, output schema, default timeout.
  * Flat on purpose; a new command is one entry here (plus its handler in the agent).
@@ -452,6 +460,78 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
+  },
+  // ---- remote access: applied only through the remote-access module's rules ----
+  /**
+   * Creates or updates the WireGuard interface `interface` (RouterOS 7 only) with the private key,
+   * one peer (the {vpn_host} end) and the router's tunnel address. Idempotent: a replay rewrites
+   * the same entries. Answers the public key the router derived from the private key.
+   */
+  'remote-access.wireguard.apply': {
+    params: z.strictObject({
+      interface: RA_INTERFACE,
+      private_key: WG_KEY,
+      preshared_key: WG_KEY,
+      server_public_key: WG_KEY,
+      endpoint_host: RA_HOST,
+      endpoint_port: RA_PORT,
+      /** The router's management address on the tunnel, e.g. 10.96.0.2/32. */
+      address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/32$/),
+      /** What the router sends through the tunnel (the server's block). */
+      allowed_address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/),
+      keepalive_seconds: z.int().min(0).max(3600),
+    }),
+    output: z.object({ interface: RA_INTERFACE, public_key: WG_KEY }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+    secretParams: ['private_key', 'preshared_key'],
+  },
+  /** Creates or updates the SSTP client interface `interface` dialling the {vpn_host} end. Idempotent. */
+  'remote-access.sstp.apply': {
+    params: z.strictObject({
+      interface: RA_INTERFACE,
+      connect_to: RA_HOST,
+      port: RA_PORT,
+      user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+      password: z.string().min(8).max(128),
+    }),
+    output: z.object({ interface: RA_INTERFACE }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+    secretParams: ['password'],
+  },
+  /**
+   * Proves a transport on the router: the interface runs, the tunnel is up (WireGuard: the peer's
+   * last handshake; SSTP: the client is connected), traffic passed, the router holds its own
+   * management address, and pings from that address to the server's answer. Read only.
+   */
+  'remote-access.probe': {
+    params: z.strictObject({
+      protocol: z.enum(TRANSPORT_PROTOCOLS),
+      interface: RA_INTERFACE,
+      server_address: IPV4,
+      router_address: IPV4,
+    }),
+    output: z.object({
+      present: z.boolean(),
+      running: z.boolean(),
+      /** Seconds since the last WireGuard handshake / the SSTP link came up; null: never. */
+      connected_seconds_ago: z.int().min(0).nullable(),
+      rx_bytes: count,
+      tx_bytes: count,
+      address_present: z.boolean(),
+      ping_sent: count,
+      ping_received: count,
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  /** Removes a transport's interface (and its WireGuard peers) from the router; absent is done. */
+  'remote-access.transport.remove': {
+    params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE }),
+    output: z.object({ removed: z.boolean() }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
   },
 } as const satisfies Record<string, CommandSpec>;
 

@@ -83,6 +83,16 @@ export const ERROR_STATUS = {
   SERVICE_UNAVAILABLE: 503,
   /** A router command run for a request had no outcome in time (it stays recorded; it may still end). */
   ROUTER_COMMAND_TIMEOUT: 504,
+  // ---- remote access (docs/api/remote-access.md) ----
+  /** A management probe without `candidate_channel_id`. */
+  VPN_CANDIDATE_CHANNEL_REQUIRED: 400,
+  /** `candidate_channel_id` is not a channel of that allocation (a protocol name, a profile id…). */
+  VPN_CANDIDATE_CHANNEL_NOT_FOUND: 400,
+  TRANSPORT_ATTEMPT_NOT_FOUND: 404,
+  /** A channel move the state machine refuses (a revoked channel probed, for instance). */
+  CHANNEL_TRANSITION_REFUSED: 409,
+  /** The {vpn_host} end did not answer (or none is configured). */
+  VPN_HOST_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

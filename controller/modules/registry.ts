@@ -27,6 +27,7 @@ import {
   type PremiereAuthNotifier,
 } from './notifications/index.js';
 import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
+import { remoteAccessModule, type RemoteAccessService, type RemoteAccessTables } from './remote-access/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
 import {
@@ -56,6 +57,7 @@ export const MODULES = [
   affluenceModule,
   migrationModule,
   adminModule,
+  remoteAccessModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -82,6 +84,7 @@ export interface Services {
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
   migration: MigrationService;
+  remoteAccess: RemoteAccessService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -99,4 +102,5 @@ export interface Database
     TakeoverTables,
     SalesTables,
     NotificationsTables,
-    MigrationTables {}
+    MigrationTables,
+    RemoteAccessTables {}
