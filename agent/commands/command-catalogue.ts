@@ -12,6 +12,8 @@ import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
 import { applyScript } from './script-apply.js';
+import { probeTransport } from './remote-access-probe.js';
+import { applySstp, applyWireguard, removeTransport } from './remote-access-transport.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -60,6 +62,11 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'router.script.apply': ({ router, params, signal }) =>
     applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
+  // ---- remote access ----
+  'remote-access.wireguard.apply': ({ router, params, signal }) => applyWireguard(router, params, { signal }),
+  'remote-access.sstp.apply': ({ router, params, signal }) => applySstp(router, params, { signal }),
+  'remote-access.probe': ({ router, params, signal }) => probeTransport(router, params, { signal }),
+  'remote-access.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

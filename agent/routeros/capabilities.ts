@@ -18,6 +18,8 @@ export interface RouterCapabilities {
   version: RouterOsVersion;
   /** How a file on the router's flash comes back to the agent: `/file/read` (7.13+) or FTP. */
   fileTransfer: 'file-read' | 'ftp';
+  /** `/interface/wireguard` exists (RouterOS 7 only). */
+  wireguard: boolean;
   /** Property names that differ between versions. */
   properties: {
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
@@ -58,6 +60,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
     version: v,
     // `/file/read file= offset= chunk-size=` exists from 7.13
     fileTransfer: atLeast(v, 7, 13) ? 'file-read' : 'ftp',
+    wireguard: v7,
     properties: {
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },
