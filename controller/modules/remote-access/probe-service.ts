@@ -223,6 +223,8 @@ export class ProbeService {
   async #serverSees(protocol: TransportProtocol, key: string): Promise<boolean> {
     const status = await this.deps.vpnHost.status(protocol, key);
     if (status.connectedAt === null || status.rxBytes <= 0) return false;
+    // An SSTP session is live while the server lists it; a WireGuard peer only while it renews handshakes.
+    if (protocol === 'SSTP') return true;
     const age = this.deps.clock.now().getTime() - Date.parse(status.connectedAt);
     return age <= this.deps.options.handshakeFreshMs;
   }

@@ -110,6 +110,8 @@ export const listProfiles = (db: Db, clientId: string, allocationId: string) =>
     .selectAll()
     .where('client_id', '=', clientId)
     .where('allocation_id', '=', allocationId)
+    .orderBy('created_at')
+    .orderBy('id')
     .execute();
 
 export const findProfile = (db: Db, clientId: string, id: string) =>
