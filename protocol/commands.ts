@@ -467,7 +467,7 @@ export const COMMANDS = {
    * one peer (the {vpn_host} end) and the router's tunnel address. Idempotent: a replay rewrites
    * the same entries. Answers the public key the router derived from the private key.
    */
-  'remote-access.wireguard.apply': {
+  'vpn.wireguard.apply': {
     params: z.strictObject({
       interface: RA_INTERFACE,
       private_key: WG_KEY,
@@ -487,7 +487,7 @@ export const COMMANDS = {
     secretParams: ['private_key', 'preshared_key'],
   },
   /** Creates or updates the SSTP client interface `interface` dialling the {vpn_host} end. Idempotent. */
-  'remote-access.sstp.apply': {
+  'vpn.sstp.apply': {
     params: z.strictObject({
       interface: RA_INTERFACE,
       connect_to: RA_HOST,
@@ -505,7 +505,7 @@ export const COMMANDS = {
    * last handshake; SSTP: the client is connected), traffic passed, the router holds its own
    * management address, and pings from that address to the server's answer. Read only.
    */
-  'remote-access.probe': {
+  'vpn.probe': {
     params: z.strictObject({
       protocol: z.enum(TRANSPORT_PROTOCOLS),
       interface: RA_INTERFACE,
@@ -527,7 +527,7 @@ export const COMMANDS = {
     effect: 'read',
   },
   /** Removes a transport's interface (and its WireGuard peers) from the router; absent is done. */
-  'remote-access.transport.remove': {
+  'vpn.transport.remove': {
     params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE }),
     output: z.object({ removed: z.boolean() }),
     defaultTimeoutSeconds: 30,

@@ -63,10 +63,10 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
     applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
   // ---- remote access ----
-  'remote-access.wireguard.apply': ({ router, params, signal }) => applyWireguard(router, params, { signal }),
-  'remote-access.sstp.apply': ({ router, params, signal }) => applySstp(router, params, { signal }),
-  'remote-access.probe': ({ router, params, signal }) => probeTransport(router, params, { signal }),
-  'remote-access.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
+  'vpn.wireguard.apply': ({ router, params, signal }) => applyWireguard(router, params, { signal }),
+  'vpn.sstp.apply': ({ router, params, signal }) => applySstp(router, params, { signal }),
+  'vpn.probe': ({ router, params, signal }) => probeTransport(router, params, { signal }),
+  'vpn.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

@@ -1,4 +1,4 @@
-// `remote-access.probe`: the router's proof of a transport. Read only: the interface and its
+// `vpn.probe`: the router's proof of a transport. Read only: the interface and its
 // state (WireGuard: the peer's last handshake; SSTP: the client's monitor), its traffic counters,
 // whether the router holds its management address there, and pings to the server from that
 // address, so an answer can only come back through the candidate tunnel.
@@ -7,7 +7,7 @@ import { readCapabilities } from '../routeros/read-facts.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { parseRouterOsBoolean, parseRouterOsDuration, parseRouterOsInteger } from '../routeros/ros-values.js';
 
-type Output = CommandOutput<'remote-access.probe'>;
+type Output = CommandOutput<'vpn.probe'>;
 type Call = { signal?: AbortSignal };
 
 const ABSENT: Output = {
@@ -25,7 +25,7 @@ const PINGS = 3;
 
 export async function probeTransport(
   router: RouterConnection,
-  p: CommandParams<'remote-access.probe'>,
+  p: CommandParams<'vpn.probe'>,
   call: Call,
 ): Promise<Output> {
   const caps = await readCapabilities(router, call);

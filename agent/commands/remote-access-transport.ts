@@ -1,4 +1,4 @@
-// `remote-access.wireguard.apply`, `remote-access.sstp.apply` and `remote-access.transport.remove`:
+// `vpn.wireguard.apply`, `vpn.sstp.apply` and `vpn.transport.remove`:
 // the router's side of a remote-access transport. Each apply is idempotent (an entry found by
 // name is updated, not added twice) and tags what it adds with TRANSPORT_COMMENT, so a removal
 // takes only our entries. Nothing here touches the firewall or the routes.
@@ -17,9 +17,9 @@ const ADDRESSES = '/ip/address';
 
 export async function applyWireguard(
   router: RouterConnection,
-  p: CommandParams<'remote-access.wireguard.apply'>,
+  p: CommandParams<'vpn.wireguard.apply'>,
   call: Call,
-): Promise<CommandOutput<'remote-access.wireguard.apply'>> {
+): Promise<CommandOutput<'vpn.wireguard.apply'>> {
   const caps = await readCapabilities(router, call);
   if (!caps?.wireguard)
     throw new RouterError('ROUTER_TRAP', `WireGuard needs RouterOS 7 (this router runs ${caps?.version.text ?? 'an unknown version'})`, {
@@ -55,9 +55,9 @@ export async function applyWireguard(
 
 export async function applySstp(
   router: RouterConnection,
-  p: CommandParams<'remote-access.sstp.apply'>,
+  p: CommandParams<'vpn.sstp.apply'>,
   call: Call,
-): Promise<CommandOutput<'remote-access.sstp.apply'>> {
+): Promise<CommandOutput<'vpn.sstp.apply'>> {
   const props = {
     'connect-to': p.connect_to,
     port: String(p.port),
@@ -75,9 +75,9 @@ export async function applySstp(
 
 export async function removeTransport(
   router: RouterConnection,
-  p: CommandParams<'remote-access.transport.remove'>,
+  p: CommandParams<'vpn.transport.remove'>,
   call: Call,
-): Promise<CommandOutput<'remote-access.transport.remove'>> {
+): Promise<CommandOutput<'vpn.transport.remove'>> {
   const menu = p.protocol === 'WIREGUARD' ? WG : SSTP;
   const caps = await readCapabilities(router, call);
   if (p.protocol === 'WIREGUARD' && !caps?.wireguard) return { removed: false };

@@ -155,7 +155,7 @@ export class ProbeService {
     }
     const probed = await runner.run(
       target,
-      'remote-access.probe',
+      'vpn.probe',
       {
         protocol: candidate.protocol,
         interface: candidate.interface_name,
@@ -186,7 +186,7 @@ export class ProbeService {
       const endpoints = await this.deps.vpnHost.endpoints();
       return runner.run(
         target,
-        'remote-access.wireguard.apply',
+        'vpn.wireguard.apply',
         {
           interface: c.interface_name,
           private_key: secrets.privateKey!,
@@ -203,7 +203,7 @@ export class ProbeService {
     }
     return runner.run(
       target,
-      'remote-access.sstp.apply',
+      'vpn.sstp.apply',
       {
         interface: c.interface_name,
         connect_to: c.endpoint_host,
@@ -254,7 +254,7 @@ export class ProbeService {
     if (previous.interface_name !== candidate.interface_name) {
       const removed = await runner.run(
         target,
-        'remote-access.transport.remove',
+        'vpn.transport.remove',
         { protocol: previous.protocol, interface: previous.interface_name },
         options.commandWaitMs,
       );

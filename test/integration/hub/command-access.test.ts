@@ -21,7 +21,7 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'sales.export': { limit: 10 },
   'router.script.apply': { name: 'ticketnet-radius', source: '/radius add secret="s3cr3t"' },
   'radius.status': {},
-  'remote-access.wireguard.apply': {
+  'vpn.wireguard.apply': {
     interface: 'tn-wireguard',
     private_key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=',
     preshared_key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=',
@@ -32,20 +32,20 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
     allowed_address: '10.96.0.0/12',
     keepalive_seconds: 25,
   },
-  'remote-access.sstp.apply': {
+  'vpn.sstp.apply': {
     interface: 'tn-sstp',
     connect_to: 'vpn.example.net',
     port: 443,
     user: 'tn-1',
     password: 'p4ssw0rd-long',
   },
-  'remote-access.probe': {
+  'vpn.probe': {
     protocol: 'WIREGUARD',
     interface: 'tn-wireguard',
     server_address: '10.96.0.1',
     router_address: '10.96.0.2',
   },
-  'remote-access.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
+  'vpn.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -63,10 +63,10 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'sales.export': 202,
   'router.script.apply': 403,
   'radius.status': 202,
-  'remote-access.wireguard.apply': 403,
-  'remote-access.sstp.apply': 403,
-  'remote-access.probe': 202,
-  'remote-access.transport.remove': 403,
+  'vpn.wireguard.apply': 403,
+  'vpn.sstp.apply': 403,
+  'vpn.probe': 202,
+  'vpn.transport.remove': 403,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

@@ -34,7 +34,7 @@ export async function startRemoteAccess(
     logger,
     clock,
     database: db,
-    remoteAccess: { vpnHost: vpn, probe: { commandWaitMs: 5000, dataPlaneWaitMs: 1500, pollMs: 50 } },
+    remoteAccess: { vpnHost: vpn, probe: { commandWaitMs: 2000, dataPlaneWaitMs: 1000, pollMs: 50 } },
   });
   const t = new TestController(controller, (clock instanceof ManualClock ? clock : undefined) as ManualClock, db);
   let baseUrl = '';
