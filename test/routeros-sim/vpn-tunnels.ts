@@ -20,7 +20,13 @@ export interface VpnPeerEnd {
     routerPublicKey: string;
     presharedKey: string;
   }): boolean;
-  sstpConnect(req: { host: string; port: number; user: string; password: string }): boolean;
+  /** The PPP addresses the server hands the router (its own, the server's), or null when refused. */
+  sstpConnect(req: {
+    host: string;
+    port: number;
+    user: string;
+    password: string;
+  }): { localAddress: string; remoteAddress: string } | null;
   /** Bytes the router's tunnel carried to the server (a ping through it, for instance). */
   traffic(protocol: 'WIREGUARD' | 'SSTP', key: string, bytes: number): void;
 }
@@ -49,7 +55,8 @@ export class SimTunnels {
     const sstp = state.table('/interface/sstp-client');
     sstp.on('change', (kind: string, rec: SimRecord) => {
       this.mirror(sstp, rec, kind, 'sstp-out');
-      if (kind !== 'remove') this.sstpUp.delete(rec.id);
+      // A changed or removed client reconnects (or goes): its PPP link starts over.
+      if (this.sstpUp.delete(rec.id)) this.pppDown(rec);
       this.refresh();
     });
   }
@@ -117,18 +124,24 @@ export class SimTunnels {
     }
     const sstp = this.state.table('/interface/sstp-client');
     for (const client of sstp.list()) {
-      const ok =
-        client.props.disabled !== 'true' &&
-        (this.peerEnd?.sstpConnect({
-          host: client.props['connect-to'] ?? '',
-          port: Number(client.props.port ?? 443),
-          user: client.props.user ?? '',
-          password: client.props.password ?? '',
-        }) ??
-          false);
-      client.props.running = ok ? 'true' : 'false';
-      if (ok && !this.sstpUp.has(client.id)) this.sstpUp.set(client.id, this.state.identity.now().getTime());
-      if (!ok) this.sstpUp.delete(client.id);
+      const link =
+        client.props.disabled === 'true'
+          ? null
+          : (this.peerEnd?.sstpConnect({
+              host: client.props['connect-to'] ?? '',
+              port: Number(client.props.port ?? 443),
+              user: client.props.user ?? '',
+              password: client.props.password ?? '',
+            }) ?? null);
+      client.props.running = link ? 'true' : 'false';
+      if (link && !this.sstpUp.has(client.id)) {
+        this.sstpUp.set(client.id, this.state.identity.now().getTime());
+        this.pppUp(client, link);
+      }
+      if (!link && this.sstpUp.has(client.id)) {
+        this.sstpUp.delete(client.id);
+        this.pppDown(client);
+      }
     }
     for (const [key, row] of this.rows) {
       const [type, id] = key.split(':');
@@ -170,6 +183,28 @@ export class SimTunnels {
       return true;
     }
     return undefined;
+  }
+
+  /** PPP came up: the router holds the address the server gave, as a dynamic entry; LCP/IPCP bytes counted. */
+  private pppUp(client: SimRecord, link: { localAddress: string; remoteAddress: string }): void {
+    const name = client.props.name ?? '';
+    this.pppDown(client);
+    this.state.table('/ip/address').insert({
+      address: `${link.localAddress}/32`,
+      network: link.remoteAddress,
+      interface: name,
+      'actual-interface': name,
+      invalid: 'false',
+      dynamic: 'true',
+      disabled: 'false',
+    });
+    for (const row of this.rows.values()) if (row.props.name === name) bump(row.props, 'rx-byte', 'tx-byte', 120);
+  }
+
+  private pppDown(client: SimRecord): void {
+    const addresses = this.state.table('/ip/address');
+    for (const a of addresses.list())
+      if (a.props.interface === client.props.name && a.props.dynamic === 'true') addresses.delete(a);
   }
 
   private count(ifname: string, size: number): void {

@@ -64,12 +64,13 @@ export class FakeVpnHost implements VpnHost, VpnPeerEnd {
     s.connectedAt = this.now().toISOString();
     return true;
   }
-  sstpConnect(req: Parameters<VpnPeerEnd['sstpConnect']>[0]): boolean {
-    if (req.host !== this.host || req.port !== this.sstpPort) return false;
+  sstpConnect(req: Parameters<VpnPeerEnd['sstpConnect']>[0]): ReturnType<VpnPeerEnd['sstpConnect']> {
+    if (req.host !== this.host || req.port !== this.sstpPort) return null;
     const s = this.accounts.get(req.user);
-    if (!s || s.account.password !== req.password) return false;
+    if (!s || s.account.password !== req.password) return null;
+    if (s.connectedAt === null) s.rxBytes += 120;
     s.connectedAt ??= this.now().toISOString();
-    return true;
+    return { localAddress: s.account.tunnelAddress, remoteAddress: '10.96.0.1' };
   }
   traffic(protocol: 'WIREGUARD' | 'SSTP', key: string, bytes: number): void {
     const s = protocol === 'WIREGUARD' ? this.peers.get(key) : this.accounts.get(key);
