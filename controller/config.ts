@@ -123,13 +123,19 @@ export const configSchema = z.object({
     .regex(/^[A-Za-z0-9.:-]{1,255}$/, 'expected a host name or address')
     .optional(),
   /** The VPN server's WireGuard interface, driven with `wg`. */
-  vpnWireguardInterface: z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/).default('wg0'),
+  vpnWireguardInterface: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,15}$/)
+    .default('wg0'),
   /** Port of accel-ppp's SSTP server. */
   vpnSstpPort: z.coerce.number().int().min(1).max(65535).default(443),
   /** accel-ppp's chap-secrets file, where SSTP accounts are written. */
   vpnChapSecrets: z.string().min(1).default('/etc/accel-ppp/chap-secrets'),
   /** Base64 32-byte key sealing remote-access secrets at rest; unset: one made in the data directory. */
-  remoteAccessKey: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes').optional(),
+  remoteAccessKey: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes')
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

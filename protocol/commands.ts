@@ -190,10 +190,16 @@ const SALES_ENTRY_SCHEMA = z.object({
 });
 
 // ---- remote access (WireGuard / SSTP transport, rescue relay) ----
-const WG_KEY = z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
+const WG_KEY = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
 const IPV4 = z.ipv4();
 const RA_INTERFACE = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/);
-const RA_HOST = z.string().min(1).max(255).regex(/^[A-Za-z0-9.:-]+$/);
+const RA_HOST = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9.:-]+$/);
 const RA_PORT = z.int().min(1).max(65535);
 export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
 

@@ -34,10 +34,15 @@ export async function probeTransport(
   const [entry] = await router.print(menu, { ...call, where: { name: p.interface } });
   if (!entry) return ABSENT;
   const running = parseRouterOsBoolean(entry.running) ?? false;
-  const link = p.protocol === 'WIREGUARD' ? await wireguardLink(router, p.interface, call) : await sstpLink(router, p.interface, call);
+  const link =
+    p.protocol === 'WIREGUARD'
+      ? await wireguardLink(router, p.interface, call)
+      : await sstpLink(router, p.interface, call);
   const addresses = await router.print('/ip/address', { ...call, where: { interface: p.interface } });
   const addressPresent = addresses.some((a) => (a.address ?? '').split('/')[0] === p.router_address);
-  const ping = addressPresent ? await pingFrom(router, p.server_address, p.router_address, call) : { sent: 0, received: 0 };
+  const ping = addressPresent
+    ? await pingFrom(router, p.server_address, p.router_address, call)
+    : { sent: 0, received: 0 };
   return {
     present: true,
     running,
@@ -76,7 +81,11 @@ async function sstpLink(router: RouterConnection, iface: string, call: Call) {
 }
 
 async function pingFrom(router: RouterConnection, to: string, from: string, call: Call) {
-  const replies = await router.write('/ping', { address: to, 'src-address': from, count: String(PINGS) }, call);
+  const replies = await router.write(
+    '/ping',
+    { address: to, 'src-address': from, count: String(PINGS) },
+    call,
+  );
   const last = replies.at(-1);
   return {
     sent: parseRouterOsInteger(last?.sent) ?? replies.length,

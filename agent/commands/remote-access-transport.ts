@@ -22,12 +22,22 @@ export async function applyWireguard(
 ): Promise<CommandOutput<'vpn.wireguard.apply'>> {
   const caps = await readCapabilities(router, call);
   if (!caps?.wireguard)
-    throw new RouterError('ROUTER_TRAP', `WireGuard needs RouterOS 7 (this router runs ${caps?.version.text ?? 'an unknown version'})`, {
-      retryable: false,
-    });
+    throw new RouterError(
+      'ROUTER_TRAP',
+      `WireGuard needs RouterOS 7 (this router runs ${caps?.version.text ?? 'an unknown version'})`,
+      {
+        retryable: false,
+      },
+    );
   const [existing] = await router.print(WG, { ...call, where: { name: p.interface } });
-  if (existing?.['.id']) await router.set(WG, existing['.id'], { 'private-key': p.private_key, disabled: 'no' }, call);
-  else await router.add(WG, { name: p.interface, 'private-key': p.private_key, comment: TRANSPORT_COMMENT }, call);
+  if (existing?.['.id'])
+    await router.set(WG, existing['.id'], { 'private-key': p.private_key, disabled: 'no' }, call);
+  else
+    await router.add(
+      WG,
+      { name: p.interface, 'private-key': p.private_key, comment: TRANSPORT_COMMENT },
+      call,
+    );
 
   // One peer, the VPN end: any other peer of ours on this interface is an older key set.
   const peers = await router.print(WG_PEERS, { ...call, where: { interface: p.interface } });
@@ -95,11 +105,21 @@ export async function removeTransport(
   return { removed: true };
 }
 
-async function ensureAddress(router: RouterConnection, iface: string, address: string, call: Call): Promise<void> {
+async function ensureAddress(
+  router: RouterConnection,
+  iface: string,
+  address: string,
+  call: Call,
+): Promise<void> {
   const present = await router.print(ADDRESSES, { ...call, where: { interface: iface } });
   const mine = present.filter((a) => a.comment === TRANSPORT_COMMENT);
   if (mine.some((a) => a.address === address)) return;
   // A former management address of this interface (an earlier channel) gives way to the new one.
-  if (mine.length > 0) await router.remove(ADDRESSES, mine.map((a) => a['.id']!), call);
+  if (mine.length > 0)
+    await router.remove(
+      ADDRESSES,
+      mine.map((a) => a['.id']!),
+      call,
+    );
   await router.add(ADDRESSES, { address, interface: iface, comment: TRANSPORT_COMMENT }, call);
 }

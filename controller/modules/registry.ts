@@ -27,7 +27,11 @@ import {
   type PremiereAuthNotifier,
 } from './notifications/index.js';
 import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
-import { remoteAccessModule, type RemoteAccessService, type RemoteAccessTables } from './remote-access/index.js';
+import {
+  remoteAccessModule,
+  type RemoteAccessService,
+  type RemoteAccessTables,
+} from './remote-access/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
 import {

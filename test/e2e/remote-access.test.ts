@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningAgent } from '../../agent/runtime/agent-runtime.js';
 import { systemClock } from '../../controller/core/clock.js';
-import { startRemoteAccess, type RemoteAccessTest } from '../integration/remote-access/remote-access-fixture.js';
+import {
+  startRemoteAccess,
+  type RemoteAccessTest,
+} from '../integration/remote-access/remote-access-fixture.js';
 import { eventually } from '../integration/hub/hub-fixture.js';
 import { RouterSim } from '../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../support/databases.js';
@@ -45,7 +48,8 @@ forEachDatabase('remote access end to end', (database) => {
     });
     cleanups.push(() => agent.stop());
     await eventually(
-      () => h.t.request('GET', `/api/v1/clients/allocations/${bundle.allocation_id}`, { token: h.client.token }),
+      () =>
+        h.t.request('GET', `/api/v1/clients/allocations/${bundle.allocation_id}`, { token: h.client.token }),
       (r) => r.body.data.link_state === 'CONNECTED' && r.body.data.router.routeros_version !== null,
       15_000,
     );
@@ -54,7 +58,12 @@ forEachDatabase('remote access end to end', (database) => {
 
   const untouched = (sim: RouterSim) =>
     JSON.stringify(
-      ['/ip/firewall/filter', '/ip/firewall/nat', '/ip/route'].map((m) => sim.state.menu(m)?.list().map((r) => r.props)),
+      ['/ip/firewall/filter', '/ip/firewall/nat', '/ip/route'].map((m) =>
+        sim.state
+          .menu(m)
+          ?.list()
+          .map((r) => r.props),
+      ),
     );
 
   it('7.19: resolve, WireGuard applied by the agent and proven; SSTP takes over when UDP is blocked', async () => {
@@ -74,12 +83,19 @@ forEachDatabase('remote access end to end', (database) => {
     const iface = sim.state.table('/interface/wireguard').findBy('name', 'tn-wireguard')!;
     expect(iface.props['public-key']).to.equal(bundle.protocols[0].public_key);
     const peer = sim.state.table('/interface/wireguard/peers').findBy('interface', 'tn-wireguard')!;
-    expect(peer.props).to.include({ 'public-key': h.vpn.publicKey, 'endpoint-address': h.vpn.host, 'allowed-address': '10.96.0.0/12' });
-    expect(sim.state.table('/ip/address').findBy('address', `${wg.tunnel_address}/32`)?.props.interface).to.equal('tn-wireguard');
+    expect(peer.props).to.include({
+      'public-key': h.vpn.publicKey,
+      'endpoint-address': h.vpn.host,
+      'allowed-address': '10.96.0.0/12',
+    });
+    expect(
+      sim.state.table('/ip/address').findBy('address', `${wg.tunnel_address}/32`)?.props.interface,
+    ).to.equal('tn-wireguard');
 
     // The satellite link starts dropping WireGuard's UDP: the app asks SSTP.
     sim.faults.set({ blockWireguardUdp: true });
-    const sstp = (await h.resolve({ routeros_version: '7.19', router_serial: 'E2E719A', protocol: 'SSTP' })).body.data;
+    const sstp = (await h.resolve({ routeros_version: '7.19', router_serial: 'E2E719A', protocol: 'SSTP' }))
+      .body.data;
     expect(sstp.active_transport_reason).to.equal('APP_REQUESTED');
     const cand = sstp.transport_channels.find((c: { protocol: string }) => c.protocol === 'SSTP');
     const probe = await h.probe({
@@ -95,7 +111,9 @@ forEachDatabase('remote access end to end', (database) => {
       retire_previous_allowed: true,
       previous_retired: true,
     });
-    expect(sim.state.table('/interface/sstp-client').findBy('name', 'tn-sstp')?.props.running).to.equal('true');
+    expect(sim.state.table('/interface/sstp-client').findBy('name', 'tn-sstp')?.props.running).to.equal(
+      'true',
+    );
     expect(sim.state.table('/interface/wireguard').list()).to.deep.equal([]);
     expect(sim.state.table('/ip/address').findBy('address', `${wg.tunnel_address}/32`)).to.equal(undefined);
     expect(untouched(sim)).to.equal(before);
@@ -115,10 +133,18 @@ forEachDatabase('remote access end to end', (database) => {
       candidate_channel_id: ch.channel_id,
       requested_transport: 'SSTP',
     });
-    expect(res.body.data, JSON.stringify(res.body)).to.include({ state: 'CONFIRMED', reachable: true, data_plane_confirmed: true });
+    expect(res.body.data, JSON.stringify(res.body)).to.include({
+      state: 'CONFIRMED',
+      reachable: true,
+      data_plane_confirmed: true,
+    });
     expect(sim.state.menu('/interface/wireguard')).to.equal(undefined);
     const client = sim.state.table('/interface/sstp-client').findBy('name', 'tn-sstp')!;
-    expect(client.props).to.include({ 'connect-to': h.vpn.host, user: bundle.protocols[0].username, running: 'true' });
+    expect(client.props).to.include({
+      'connect-to': h.vpn.host,
+      user: bundle.protocols[0].username,
+      running: 'true',
+    });
     // Were WireGuard ever sent to this router, its agent would refuse it from its capability table.
     const key = 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=';
     const outcome = await h.t.controller.services.runner.run(

@@ -82,7 +82,12 @@ export class SimTunnels {
       this.rows.delete(key);
       return;
     }
-    const props = { name, type, running: rec.props.running ?? 'false', disabled: rec.props.disabled ?? 'false' };
+    const props = {
+      name,
+      type,
+      running: rec.props.running ?? 'false',
+      disabled: rec.props.disabled ?? 'false',
+    };
     if (row) Object.assign(row.props, props);
     else this.rows.set(key, all.insert({ ...props, 'rx-byte': '0', 'tx-byte': '0' }));
     void menu;
@@ -113,7 +118,8 @@ export class SimTunnels {
           peer.props['last-handshake'] = '3s';
           peer.props['current-endpoint-address'] = peer.props['endpoint-address'] ?? '';
           peer.props['current-endpoint-port'] = peer.props['endpoint-port'] ?? '0';
-          if (peer.props.rx === '0') Object.assign(peer.props, { rx: String(HANDSHAKE_BYTES.rx), tx: String(HANDSHAKE_BYTES.tx) });
+          if (peer.props.rx === '0')
+            Object.assign(peer.props, { rx: String(HANDSHAKE_BYTES.rx), tx: String(HANDSHAKE_BYTES.tx) });
         } else {
           delete peer.props['last-handshake'];
         }
@@ -163,19 +169,30 @@ export class SimTunnels {
       .find((a) => (a.props.address ?? '').split('/')[0] === src);
     if (!address) return undefined;
     const ifname = address.props.interface ?? '';
-    const wg = this.state.menu('/interface/wireguard')?.list().find((r) => r.props.name === ifname);
+    const wg = this.state
+      .menu('/interface/wireguard')
+      ?.list()
+      .find((r) => r.props.name === ifname);
     if (wg) {
       const peer = this.state
         .menu('/interface/wireguard/peers')
         ?.list()
-        .find((p) => p.props.interface === ifname && p.props['last-handshake'] && inBlock(dst, p.props['allowed-address'] ?? ''));
+        .find(
+          (p) =>
+            p.props.interface === ifname &&
+            p.props['last-handshake'] &&
+            inBlock(dst, p.props['allowed-address'] ?? ''),
+        );
       if (!peer) return false;
       bump(peer.props, 'rx', 'tx', size);
       this.count(ifname, size);
       this.peerEnd?.traffic('WIREGUARD', wg.props['public-key'] ?? '', size);
       return true;
     }
-    const sstp = this.state.table('/interface/sstp-client').list().find((r) => r.props.name === ifname);
+    const sstp = this.state
+      .table('/interface/sstp-client')
+      .list()
+      .find((r) => r.props.name === ifname);
     if (sstp) {
       if (sstp.props.running !== 'true') return false;
       this.count(ifname, size);
@@ -198,7 +215,8 @@ export class SimTunnels {
       dynamic: 'true',
       disabled: 'false',
     });
-    for (const row of this.rows.values()) if (row.props.name === name) bump(row.props, 'rx-byte', 'tx-byte', 120);
+    for (const row of this.rows.values())
+      if (row.props.name === name) bump(row.props, 'rx-byte', 'tx-byte', 120);
   }
 
   private pppDown(client: SimRecord): void {
@@ -208,7 +226,8 @@ export class SimTunnels {
   }
 
   private count(ifname: string, size: number): void {
-    for (const row of this.rows.values()) if (row.props.name === ifname) bump(row.props, 'rx-byte', 'tx-byte', size);
+    for (const row of this.rows.values())
+      if (row.props.name === ifname) bump(row.props, 'rx-byte', 'tx-byte', size);
   }
 
   /** `/interface/sstp-client/monitor numbers=<name> once`: status and uptime of a client. */
@@ -224,7 +243,13 @@ export class SimTunnels {
       return;
     }
     const seconds = Math.max(0, Math.floor((this.state.identity.now().getTime() - since) / 1000));
-    ctx.re({ status: 'connected', uptime: `${seconds}s`, encoding: 'AES256-CBC/SHA1', mtu: '1500', mru: '1500' });
+    ctx.re({
+      status: 'connected',
+      uptime: `${seconds}s`,
+      encoding: 'AES256-CBC/SHA1',
+      mtu: '1500',
+      mru: '1500',
+    });
   }
 }
 

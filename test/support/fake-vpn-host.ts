@@ -3,7 +3,13 @@
 // with this end's endpoint and public key, a known router key and its preshared key; an SSTP login
 // only with a known account. Time comes from the clock it is given.
 import nacl from 'tweetnacl';
-import type { PeerStatus, SstpAccount, VpnEndpoints, VpnHost, WireguardPeer } from '../../controller/modules/remote-access/index.js';
+import type {
+  PeerStatus,
+  SstpAccount,
+  VpnEndpoints,
+  VpnHost,
+  WireguardPeer,
+} from '../../controller/modules/remote-access/index.js';
 import type { VpnPeerEnd } from '../routeros-sim/vpn-tunnels.js';
 
 interface PeerState {
@@ -18,7 +24,10 @@ export class FakeVpnHost implements VpnHost, VpnPeerEnd {
   readonly sstpPort = 443;
   readonly publicKey: string;
   readonly peers = new Map<string, PeerState>();
-  readonly accounts = new Map<string, { account: SstpAccount; connectedAt: string | null; rxBytes: number }>();
+  readonly accounts = new Map<
+    string,
+    { account: SstpAccount; connectedAt: string | null; rxBytes: number }
+  >();
   /** Every call, in order, for assertions (secrets left out). */
   readonly calls: string[] = [];
   /** Makes `endpoints()` fail (the VPN end is down). */
@@ -30,12 +39,20 @@ export class FakeVpnHost implements VpnHost, VpnPeerEnd {
 
   async endpoints(): Promise<VpnEndpoints> {
     if (this.down) throw new Error('VPN end down');
-    return { host: this.host, wireguard: { port: this.wireguardPort, publicKey: this.publicKey }, sstp: { port: this.sstpPort } };
+    return {
+      host: this.host,
+      wireguard: { port: this.wireguardPort, publicKey: this.publicKey },
+      sstp: { port: this.sstpPort },
+    };
   }
   async addWireguardPeer(peer: WireguardPeer): Promise<void> {
     this.calls.push(`wg add ${peer.publicKey} ${peer.tunnelAddress}`);
     const was = this.peers.get(peer.publicKey);
-    this.peers.set(peer.publicKey, { peer, connectedAt: was?.connectedAt ?? null, rxBytes: was?.rxBytes ?? 0 });
+    this.peers.set(peer.publicKey, {
+      peer,
+      connectedAt: was?.connectedAt ?? null,
+      rxBytes: was?.rxBytes ?? 0,
+    });
   }
   async removeWireguardPeer(publicKey: string): Promise<void> {
     this.calls.push(`wg remove ${publicKey}`);
@@ -44,7 +61,11 @@ export class FakeVpnHost implements VpnHost, VpnPeerEnd {
   async addSstpAccount(account: SstpAccount): Promise<void> {
     this.calls.push(`sstp add ${account.username} ${account.tunnelAddress}`);
     const was = this.accounts.get(account.username);
-    this.accounts.set(account.username, { account, connectedAt: was?.connectedAt ?? null, rxBytes: was?.rxBytes ?? 0 });
+    this.accounts.set(account.username, {
+      account,
+      connectedAt: was?.connectedAt ?? null,
+      rxBytes: was?.rxBytes ?? 0,
+    });
   }
   async removeSstpAccount(username: string): Promise<void> {
     this.calls.push(`sstp remove ${username}`);

@@ -165,7 +165,11 @@ export class AllocationsService {
       ...(router.identity !== undefined ? { router_identity: router.identity } : {}),
       ...(router.model !== undefined ? { router_model: router.model } : {}),
     });
-    return { allocation: await this.get(clientId, made.allocation.id), enrolment: made.enrolment, created: true };
+    return {
+      allocation: await this.get(clientId, made.allocation.id),
+      enrolment: made.enrolment,
+      created: true,
+    };
   }
 
   /** The client's allocation and, until its agent enrols, a fresh enrolment code (404 otherwise). */

@@ -50,7 +50,8 @@ export function bundleView(input: {
   const liveProfiles = new Set(live.map((c) => c.profile_id));
   const warnings: string[] = [];
   if (input.enrolment) warnings.push('AGENT_NOT_ENROLLED');
-  if (allocation.status === 'ENROLLED' && allocation.link_state !== 'CONNECTED') warnings.push('AGENT_NOT_CONNECTED');
+  if (allocation.status === 'ENROLLED' && allocation.link_state !== 'CONNECTED')
+    warnings.push('AGENT_NOT_CONNECTED');
   if (active && live.some((c) => c.id !== active.id)) warnings.push('PREVIOUS_TRANSPORT_KEPT_UNTIL_PROBE');
   if (slot.rescue_state === 'UNAVAILABLE_ON_MODEL') warnings.push('RESCUE_UNAVAILABLE_ON_MODEL');
   return {

@@ -7,7 +7,12 @@ import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import * as q from './queries.js';
 import type { SecretBox } from './secret-box.js';
-import type { ChannelRole, RemoteAccessChannelsTable, RemoteAccessProfilesTable, TransportProtocol } from './tables.js';
+import type {
+  ChannelRole,
+  RemoteAccessChannelsTable,
+  RemoteAccessProfilesTable,
+  TransportProtocol,
+} from './tables.js';
 import { FIRST_ADDRESS_INDEX, SERVER_TUNNEL_ADDRESS, tunnelAddressOf } from './tunnel-addresses.js';
 import type { VpnEndpoints, VpnHost } from './vpn-host.js';
 import { newWireguardKeys } from './wireguard-keys.js';
@@ -62,7 +67,12 @@ export async function provisionChannel(
         presharedKey: secrets.presharedKey!,
         tunnelAddress,
       });
-    else await vpnHost.addSstpAccount({ username: profile.username!, password: secrets.password!, tunnelAddress });
+    else
+      await vpnHost.addSstpAccount({
+        username: profile.username!,
+        password: secrets.password!,
+        tunnelAddress,
+      });
     const channel: RemoteAccessChannelsTable = {
       id: newId(),
       client_id: target.clientId,

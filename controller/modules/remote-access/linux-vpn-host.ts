@@ -11,7 +11,9 @@ export type Exec = (file: string, args: readonly string[], input?: string) => Pr
 
 export const execProcess: Exec = (file, args, input) =>
   new Promise((resolve, reject) => {
-    const child = execFile(file, [...args], { timeout: 10_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    const child = execFile(file, [...args], { timeout: 10_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
     if (input !== undefined) child.stdin?.end(input);
   });
 
@@ -47,7 +49,16 @@ export class LinuxVpnHost implements VpnHost {
     // The preshared key goes through stdin, never on a command line other users could read.
     await this.#exec(
       'wg',
-      ['set', this.o.wireguardInterface, 'peer', peer.publicKey, 'preshared-key', '/dev/stdin', 'allowed-ips', `${peer.tunnelAddress}/32`],
+      [
+        'set',
+        this.o.wireguardInterface,
+        'peer',
+        peer.publicKey,
+        'preshared-key',
+        '/dev/stdin',
+        'allowed-ips',
+        `${peer.tunnelAddress}/32`,
+      ],
       `${peer.presharedKey}\n`,
     );
   }
@@ -68,8 +79,13 @@ export class LinuxVpnHost implements VpnHost {
   }
 
   async status(protocol: TransportProtocol, key: string): Promise<PeerStatus> {
-    if (protocol === 'WIREGUARD') return parseWireguardDump(await this.#exec('wg', ['show', this.o.wireguardInterface, 'dump']), key);
-    const table = await this.#exec('accel-cmd', ['show', 'sessions', 'username,state,uptime-raw,rx-bytes-raw']);
+    if (protocol === 'WIREGUARD')
+      return parseWireguardDump(await this.#exec('wg', ['show', this.o.wireguardInterface, 'dump']), key);
+    const table = await this.#exec('accel-cmd', [
+      'show',
+      'sessions',
+      'username,state,uptime-raw,rx-bytes-raw',
+    ]);
     return parseAccelSessions(table, key, this.o.now().getTime());
   }
 

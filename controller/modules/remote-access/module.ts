@@ -10,7 +10,12 @@ import { UnconfiguredVpnHost, type VpnHost } from './vpn-host.js';
 
 export const remoteAccessModule = defineModule({
   name: 'remote-access',
-  tables: ['remote_access_slots', 'remote_access_profiles', 'remote_access_channels', 'remote_access_attempts'],
+  tables: [
+    'remote_access_slots',
+    'remote_access_profiles',
+    'remote_access_channels',
+    'remote_access_attempts',
+  ],
   migrations: { '0030-remote-access': m0030 },
   provides: ['remoteAccess'],
   build: ({ db, clock, logger, config, options, use }) => {

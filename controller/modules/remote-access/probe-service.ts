@@ -14,7 +14,12 @@ import { probeState, retireRefusal } from './probe-verdict.js';
 import * as q from './queries.js';
 import type { ProbeBody } from './schemas.js';
 import type { SecretBox } from './secret-box.js';
-import type { ChannelState, RemoteAccessAttemptsTable, RemoteAccessChannelsTable, TransportProtocol } from './tables.js';
+import type {
+  ChannelState,
+  RemoteAccessAttemptsTable,
+  RemoteAccessChannelsTable,
+  TransportProtocol,
+} from './tables.js';
 import { TUNNEL_NETWORK } from './tunnel-addresses.js';
 import type { VpnHost } from './vpn-host.js';
 
@@ -56,7 +61,10 @@ export class ProbeService {
     const { db, allocations } = this.deps;
     const candidateId = body.candidate_channel_id;
     if (candidateId === undefined || candidateId === null || candidateId === '')
-      throw new AppError('VPN_CANDIDATE_CHANNEL_REQUIRED', 'candidate_channel_id is required: take it from transport_channels[].channel_id');
+      throw new AppError(
+        'VPN_CANDIDATE_CHANNEL_REQUIRED',
+        'candidate_channel_id is required: take it from transport_channels[].channel_id',
+      );
     const allocation = await allocations.get(clientId, body.allocation_id);
     const request = canonical(body);
     const stored = await q.findAttempt(db, clientId, body.operation_id);
@@ -68,18 +76,29 @@ export class ProbeService {
         ? await q.findChannel(db, clientId, allocation.id, candidateId)
         : undefined;
     if (!candidate)
-      throw new AppError('VPN_CANDIDATE_CHANNEL_NOT_FOUND', 'candidate_channel_id is not a transport channel of this allocation', {
-        details: { field: 'candidate_channel_id' },
-      });
+      throw new AppError(
+        'VPN_CANDIDATE_CHANNEL_NOT_FOUND',
+        'candidate_channel_id is not a transport channel of this allocation',
+        {
+          details: { field: 'candidate_channel_id' },
+        },
+      );
     const previous = body.previous_channel_id
       ? await q.findChannel(db, clientId, allocation.id, body.previous_channel_id)
       : undefined;
     if (body.previous_channel_id && (!previous || previous.id === candidate.id))
-      throw new AppError('VPN_CANDIDATE_CHANNEL_NOT_FOUND', 'previous_channel_id is not another transport channel of this allocation', {
-        details: { field: 'previous_channel_id' },
-      });
+      throw new AppError(
+        'VPN_CANDIDATE_CHANNEL_NOT_FOUND',
+        'previous_channel_id is not another transport channel of this allocation',
+        {
+          details: { field: 'previous_channel_id' },
+        },
+      );
     if (candidate.state === 'REVOKED')
-      throw new AppError('CHANNEL_TRANSITION_REFUSED', 'This channel was revoked; resolve again for a new one');
+      throw new AppError(
+        'CHANNEL_TRANSITION_REFUSED',
+        'This channel was revoked; resolve again for a new one',
+      );
     const now = iso(this.deps.clock.now());
     if (!stored)
       await q.insertAttempt(db, {
@@ -101,7 +120,8 @@ export class ProbeService {
         updated_at: now,
       });
     const target = { clientId, allocationId: allocation.id };
-    const result = allocation.link_state === 'CONNECTED' ? await this.#prove(target, candidate, previous) : NOT_PROVEN;
+    const result =
+      allocation.link_state === 'CONNECTED' ? await this.#prove(target, candidate, previous) : NOT_PROVEN;
     const state = probeState({ ...result, timedOut: !result.failed });
     const refusal = retireRefusal({
       reachable: result.reachable,
@@ -130,12 +150,17 @@ export class ProbeService {
 
   async attempt(clientId: string, operationId: string) {
     const row = await q.findAttempt(this.deps.db, clientId, operationId);
-    if (!row) throw new AppError('TRANSPORT_ATTEMPT_NOT_FOUND', 'No transport attempt with this operation id');
+    if (!row)
+      throw new AppError('TRANSPORT_ATTEMPT_NOT_FOUND', 'No transport attempt with this operation id');
     return attemptView(row);
   }
 
   /** Applies the candidate when it is not yet on the router, then proves it. */
-  async #prove(target: AgentTarget, candidate: RemoteAccessChannelsTable, previous?: RemoteAccessChannelsTable) {
+  async #prove(
+    target: AgentTarget,
+    candidate: RemoteAccessChannelsTable,
+    previous?: RemoteAccessChannelsTable,
+  ) {
     const { runner, options } = this.deps;
     if (candidate.state === 'ISSUED' || candidate.state === 'FAILED') {
       const applied = await this.#apply(target, candidate);
@@ -230,7 +255,11 @@ export class ProbeService {
   }
 
   /** What this probe proved, on the channel: its times, and DATA_PLANE_CONFIRMED when only that is proven. */
-  async #record(c: RemoteAccessChannelsTable, r: { dataPlaneConfirmed: boolean }, probed: boolean): Promise<void> {
+  async #record(
+    c: RemoteAccessChannelsTable,
+    r: { dataPlaneConfirmed: boolean },
+    probed: boolean,
+  ): Promise<void> {
     const now = iso(this.deps.clock.now());
     const times = {
       ...(probed ? { last_management_probe_at: now } : {}),
@@ -238,17 +267,25 @@ export class ProbeService {
     };
     if (Object.keys(times).length > 0) await q.touchChannel(this.deps.db, c.id, times);
     const fresh = (await q.findChannel(this.deps.db, c.client_id, c.allocation_id, c.id))!;
-    if (r.dataPlaneConfirmed && fresh.state === 'LOCAL_CONFIGURED') await this.#move(fresh, 'DATA_PLANE_CONFIRMED');
+    if (r.dataPlaneConfirmed && fresh.state === 'LOCAL_CONFIGURED')
+      await this.#move(fresh, 'DATA_PLANE_CONFIRMED');
   }
 
   async #activate(target: AgentTarget, c: RemoteAccessChannelsTable): Promise<void> {
     const now = iso(this.deps.clock.now());
     await this.#move(c, 'ACTIVE');
-    await q.updateSlot(this.deps.db, target.clientId, target.allocationId, { active_channel_id: c.id, updated_at: now });
+    await q.updateSlot(this.deps.db, target.clientId, target.allocationId, {
+      active_channel_id: c.id,
+      updated_at: now,
+    });
   }
 
   /** Only after an allowed probe: the old interface off the router, then its peer off the VPN end. */
-  async #retire(target: AgentTarget, candidate: RemoteAccessChannelsTable, previous: RemoteAccessChannelsTable) {
+  async #retire(
+    target: AgentTarget,
+    candidate: RemoteAccessChannelsTable,
+    previous: RemoteAccessChannelsTable,
+  ) {
     const { runner, vpnHost, options, logger } = this.deps;
     if (previous.state === 'REVOKED') return true;
     if (previous.interface_name !== candidate.interface_name) {
@@ -259,7 +296,10 @@ export class ProbeService {
         options.commandWaitMs,
       );
       if (removed.kind !== 'done') {
-        logger.warn({ allocationId: target.allocationId, outcome: removed.kind }, 'previous transport not removed yet');
+        logger.warn(
+          { allocationId: target.allocationId, outcome: removed.kind },
+          'previous transport not removed yet',
+        );
         return false;
       }
     }
@@ -282,7 +322,8 @@ export class ProbeService {
     const fresh = (await q.findChannel(this.deps.db, c.client_id, c.allocation_id, c.id))!;
     if (fresh.state === to) return;
     const steps = canMove(fresh.state, to) ? [to] : pathTo(fresh.state, to);
-    if (!steps) throw new AppError('CHANNEL_TRANSITION_REFUSED', `A channel cannot move from ${fresh.state} to ${to}`);
+    if (!steps)
+      throw new AppError('CHANNEL_TRANSITION_REFUSED', `A channel cannot move from ${fresh.state} to ${to}`);
     let from = fresh.state;
     const now = iso(this.deps.clock.now());
     for (const step of steps) {
@@ -292,12 +333,19 @@ export class ProbeService {
   }
 }
 
-const NOT_PROVEN = { reachable: false, dataPlaneConfirmed: false, observed: null as TransportProtocol | null, failed: false };
+const NOT_PROVEN = {
+  reachable: false,
+  dataPlaneConfirmed: false,
+  observed: null as TransportProtocol | null,
+  failed: false,
+};
 
 function canonical(b: ProbeBody): string {
   const text = JSON.stringify([
     b.allocation_id,
-    typeof b.candidate_channel_id === 'string' ? b.candidate_channel_id : JSON.stringify(b.candidate_channel_id),
+    typeof b.candidate_channel_id === 'string'
+      ? b.candidate_channel_id
+      : JSON.stringify(b.candidate_channel_id),
     b.previous_channel_id ?? null,
     b.requested_transport,
   ]);

@@ -36,7 +36,12 @@ export function retireRefusal(f: ProbeFacts): RetireRefusal | null {
 }
 
 /** The probe's state from what was proven: CONFIRMED needs both proofs, PENDING while waiting. */
-export function probeState(p: { reachable: boolean; dataPlaneConfirmed: boolean; timedOut: boolean; failed: boolean }): ProbeState {
+export function probeState(p: {
+  reachable: boolean;
+  dataPlaneConfirmed: boolean;
+  timedOut: boolean;
+  failed: boolean;
+}): ProbeState {
   if (p.reachable && p.dataPlaneConfirmed) return 'CONFIRMED';
   if (p.failed) return 'FAILED';
   return 'PENDING';

@@ -68,7 +68,9 @@ export async function moveChannel(
   from: ChannelState,
   to: ChannelState,
   now: string,
-  extra: Partial<Pick<RemoteAccessChannelsTable, 'last_data_plane_confirmed_at' | 'last_management_probe_at'>> = {},
+  extra: Partial<
+    Pick<RemoteAccessChannelsTable, 'last_data_plane_confirmed_at' | 'last_management_probe_at'>
+  > = {},
 ): Promise<boolean> {
   const result = await db
     .updateTable('remote_access_channels')
@@ -82,7 +84,12 @@ export async function moveChannel(
 export const touchChannel = (
   db: Db,
   id: string,
-  set: Partial<Pick<RemoteAccessChannelsTable, 'last_data_plane_confirmed_at' | 'last_management_probe_at' | 'updated_at'>>,
+  set: Partial<
+    Pick<
+      RemoteAccessChannelsTable,
+      'last_data_plane_confirmed_at' | 'last_management_probe_at' | 'updated_at'
+    >
+  >,
 ) => db.updateTable('remote_access_channels').set(set).where('id', '=', id).execute();
 
 /** The highest address index in use (all tenants: addresses are one pool). */

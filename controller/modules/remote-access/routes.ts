@@ -34,7 +34,10 @@ export function remoteAccessRoutes(
       auth: ['client'],
       body: probeBody,
     },
-    async (_ctx, { body, principal }) => ({ success: true, data: await probes.probe(principal!.tenantId, body) }),
+    async (_ctx, { body, principal }) => ({
+      success: true,
+      data: await probes.probe(principal!.tenantId, body),
+    }),
   );
 
   api.route(

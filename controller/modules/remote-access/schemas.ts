@@ -11,7 +11,9 @@ export const resolveBody = z.object({
     .max(64)
     .refine((v) => routerOsMajor(v) !== undefined, 'routeros_version must look like 6.49.10 or 7.19')
     .refine((v) => [6, 7].includes(routerOsMajor(v) ?? 0), 'only RouterOS 6 and 7 are supported'),
-  protocol: z.literal('SSTP', { message: 'protocol may only be SSTP (omit it to keep the transport)' }).optional(),
+  protocol: z
+    .literal('SSTP', { message: 'protocol may only be SSTP (omit it to keep the transport)' })
+    .optional(),
   router_serial: routerText(z.string()).trim().min(1).max(64).optional(),
   router_identity: routerText(z.string()).max(200).optional(),
   router_mac: z
@@ -30,7 +32,9 @@ export const probeBody = z.object({
   allocation_id: uuid('allocation_id'),
   candidate_channel_id: z.unknown().optional(),
   previous_channel_id: uuid('previous_channel_id').nullable().optional(),
-  requested_transport: z.enum(['WIREGUARD', 'SSTP'], { message: 'requested_transport must be WIREGUARD or SSTP' }),
+  requested_transport: z.enum(['WIREGUARD', 'SSTP'], {
+    message: 'requested_transport must be WIREGUARD or SSTP',
+  }),
 });
 export type ProbeBody = z.output<typeof probeBody>;
 

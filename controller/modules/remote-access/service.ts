@@ -69,7 +69,10 @@ export class RemoteAccessService {
     const { db, clock, box, allocations } = this.deps;
     const allocation = await allocations.get(clientId, body.allocation_id);
     const now = iso(clock.now());
-    await q.upsertSlot(db, emptySlot(clientId, allocation.id, allocation.router.routeros_version ?? 'unknown', now));
+    await q.upsertSlot(
+      db,
+      emptySlot(clientId, allocation.id, allocation.router.routeros_version ?? 'unknown', now),
+    );
     const sealed = box.seal(
       JSON.stringify({ username: body.username, password: body.password, api_port: body.api_port ?? 8728 }),
     );
@@ -129,15 +132,24 @@ export class RemoteAccessService {
         model: body.router_model,
       });
     } else {
-      throw new AppError('ROUTER_SERIAL_REQUIRED', 'router_serial is required when allocation_id is not given');
+      throw new AppError(
+        'ROUTER_SERIAL_REQUIRED',
+        'router_serial is required when allocation_id is not given',
+      );
     }
     // A revoked slot cannot carry a transport: its agent is refused for good.
-    if (found.allocation.status === 'REVOKED') throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
+    if (found.allocation.status === 'REVOKED')
+      throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     return found;
   }
 }
 
-function emptySlot(clientId: string, allocationId: string, version: string, now: string): RemoteAccessSlotsTable {
+function emptySlot(
+  clientId: string,
+  allocationId: string,
+  version: string,
+  now: string,
+): RemoteAccessSlotsTable {
   return {
     allocation_id: allocationId,
     client_id: clientId,

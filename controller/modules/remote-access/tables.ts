@@ -14,11 +14,7 @@ export type ChannelState =
   | 'FAILED'
   | 'REVOKED';
 export type TransportReason =
-  | 'DEFAULT'
-  | 'UNCHANGED'
-  | 'ROUTEROS_V6_NO_WIREGUARD'
-  | 'APP_REQUESTED'
-  | 'WIREGUARD_NEVER_CONNECTED';
+  'DEFAULT' | 'UNCHANGED' | 'ROUTEROS_V6_NO_WIREGUARD' | 'APP_REQUESTED' | 'WIREGUARD_NEVER_CONNECTED';
 
 /** One router slot's transport: which channel serves and why, its router credentials and rescue relay. */
 export interface RemoteAccessSlotsTable {

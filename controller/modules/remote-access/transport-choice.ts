@@ -32,18 +32,24 @@ export function chooseTransport(input: ChoiceInput): Choice {
   const { major, requested, channels } = input;
   if (channels.length === 0) {
     // RouterOS 6 has no WireGuard; an app asking SSTP for a new router gets SSTP from the start.
-    if (major < 7) return { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' };
-    if (requested === 'SSTP') return { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'APP_REQUESTED' };
+    if (major < 7)
+      return { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' };
+    if (requested === 'SSTP')
+      return { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'APP_REQUESTED' };
     return { kind: 'create', protocol: 'WIREGUARD', role: 'PRIMARY', reason: 'DEFAULT' };
   }
-  if (requested !== 'SSTP') return { kind: 'keep', activeChannelId: input.activeChannelId, reason: 'UNCHANGED' };
+  if (requested !== 'SSTP')
+    return { kind: 'keep', activeChannelId: input.activeChannelId, reason: 'UNCHANGED' };
   const wireguard = channels.filter((c) => c.protocol === 'WIREGUARD');
   const reason: TransportReason =
-    wireguard.length > 0 && !wireguard.some((c) => c.everConnected) ? 'WIREGUARD_NEVER_CONNECTED' : 'APP_REQUESTED';
+    wireguard.length > 0 && !wireguard.some((c) => c.everConnected)
+      ? 'WIREGUARD_NEVER_CONNECTED'
+      : 'APP_REQUESTED';
   const sstp = channels.find((c) => c.protocol === 'SSTP');
   if (sstp) {
     // A replay of the same request, or SSTP already there: it serves, no second candidate.
-    if (input.activeChannelId === sstp.id) return { kind: 'keep', activeChannelId: sstp.id, reason: 'UNCHANGED' };
+    if (input.activeChannelId === sstp.id)
+      return { kind: 'keep', activeChannelId: sstp.id, reason: 'UNCHANGED' };
     return { kind: 'switch', activeChannelId: sstp.id, reason };
   }
   return { kind: 'create', protocol: 'SSTP', role: 'FALLBACK', reason };

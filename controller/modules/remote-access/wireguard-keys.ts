@@ -13,7 +13,11 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 export function newWireguardKeys(): WireguardKeys {
   const pair = nacl.box.keyPair();
-  return { privateKey: b64(pair.secretKey), publicKey: b64(pair.publicKey), presharedKey: b64(nacl.randomBytes(32)) };
+  return {
+    privateKey: b64(pair.secretKey),
+    publicKey: b64(pair.publicKey),
+    presharedKey: b64(nacl.randomBytes(32)),
+  };
 }
 
 /** The public key of a base64 private key (what `wg pubkey` prints). */

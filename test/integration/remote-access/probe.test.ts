@@ -30,7 +30,10 @@ forEachDatabase('remote access: management probe', (database) => {
       const p = c.params as Record<string, unknown>;
       switch (c.name) {
         case 'vpn.wireguard.apply':
-          return { status: 'DONE', output: { interface: p.interface, public_key: pubkey(String(p.private_key)) } };
+          return {
+            status: 'DONE',
+            output: { interface: p.interface, public_key: pubkey(String(p.private_key)) },
+          };
         case 'vpn.sstp.apply':
           return { status: 'DONE', output: { interface: p.interface } };
         case 'vpn.transport.remove':
@@ -74,14 +77,19 @@ forEachDatabase('remote access: management probe', (database) => {
     h.t.request('GET', `/api/v1/clients/remote-access/transport-attempts/${id}`, { token });
 
   it('refuses a probe without candidate_channel_id (400 VPN_CANDIDATE_CHANNEL_REQUIRED), nothing inferred', async () => {
-    const res = await h.probe({ operation_id: opId(1), allocation_id: allocationId, requested_transport: 'WIREGUARD' });
+    const res = await h.probe({
+      operation_id: opId(1),
+      allocation_id: allocationId,
+      requested_transport: 'WIREGUARD',
+    });
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('VPN_CANDIDATE_CHANNEL_REQUIRED');
     expect((await attempt(opId(1))).status).to.equal(404);
   });
 
   it('refuses anything that is not a channel of that allocation (400 VPN_CANDIDATE_CHANNEL_NOT_FOUND)', async () => {
-    const theirs = (await h.resolve({ routeros_version: '7.19', router_serial: 'PRB7999' }, h.other.token)).body.data;
+    const theirs = (await h.resolve({ routeros_version: '7.19', router_serial: 'PRB7999' }, h.other.token))
+      .body.data;
     const mineElsewhere = (await h.resolve({ routeros_version: '7.19', router_serial: 'PRB7002' })).body.data;
     for (const candidate of [
       'WIREGUARD',
@@ -138,7 +146,11 @@ forEachDatabase('remote access: management probe', (database) => {
     expect(params.address).to.equal(`${channel.tunnel_address}/32`);
     expect(h.vpn.peers.get(wg.protocols[0].public_key)!.peer.presharedKey).to.equal(params.preshared_key);
     // Once final, the command keeps no secret.
-    const stored = await h.t.db.db.selectFrom('agent_commands').select('params').where('id', '=', apply.id).executeTakeFirstOrThrow();
+    const stored = await h.t.db.db
+      .selectFrom('agent_commands')
+      .select('params')
+      .where('id', '=', apply.id)
+      .executeTakeFirstOrThrow();
     expect(String(stored.params)).to.not.include(params.private_key!).and.not.include(params.preshared_key!);
 
     const sent = commands.length;
@@ -158,7 +170,8 @@ forEachDatabase('remote access: management probe', (database) => {
   });
 
   it('keeps the previous transport on every prohibition, then retires it only on a full proof', async () => {
-    const b = (await h.resolve({ routeros_version: '7.19', allocation_id: allocationId, protocol: 'SSTP' })).body.data;
+    const b = (await h.resolve({ routeros_version: '7.19', allocation_id: allocationId, protocol: 'SSTP' }))
+      .body.data;
     expect(b.active_transport_reason).to.equal('APP_REQUESTED');
     const [prev, cand] = b.transport_channels;
     const user = b.protocols.find((p: { protocol: string }) => p.protocol === 'SSTP').username;
@@ -182,7 +195,12 @@ forEachDatabase('remote access: management probe', (database) => {
     // Reachable, but no data plane at the VPN end: the old path may be what answers.
     serverSees('SSTP', user, false);
     const noData = await expectKept(20, 'DATA_PLANE_NOT_CONFIRMED');
-    expect(noData).to.include({ reachable: true, data_plane_confirmed: false, state: 'PENDING', observed_transport: 'WIREGUARD' });
+    expect(noData).to.include({
+      reachable: true,
+      data_plane_confirmed: false,
+      state: 'PENDING',
+      observed_transport: 'WIREGUARD',
+    });
     // Data plane, but the router does not answer from its address.
     serverSees('SSTP', user, true);
     router = { running: true, handshake: true, reachable: false };
@@ -191,9 +209,17 @@ forEachDatabase('remote access: management probe', (database) => {
     // Another protocol than the one asked for.
     await expectKept(22, 'OTHER_TRANSPORT_OBSERVED', { requested_transport: 'WIREGUARD' });
     // A candidate at the old channel's address.
-    await h.t.db.db.updateTable('remote_access_channels').set({ tunnel_address: prev.tunnel_address }).where('id', '=', cand.channel_id).execute();
+    await h.t.db.db
+      .updateTable('remote_access_channels')
+      .set({ tunnel_address: prev.tunnel_address })
+      .where('id', '=', cand.channel_id)
+      .execute();
     await expectKept(23, 'SAME_ADDRESS_AS_PREVIOUS');
-    await h.t.db.db.updateTable('remote_access_channels').set({ tunnel_address: cand.tunnel_address }).where('id', '=', cand.channel_id).execute();
+    await h.t.db.db
+      .updateTable('remote_access_channels')
+      .set({ tunnel_address: cand.tunnel_address })
+      .where('id', '=', cand.channel_id)
+      .execute();
     // The agent never answers in time: PENDING, nothing removed.
     agent.withholdResults = true;
     const pending = await expectKept(24, 'NOT_REACHABLE');
@@ -201,15 +227,28 @@ forEachDatabase('remote access: management probe', (database) => {
     agent.withholdResults = false;
 
     const allowed = await probe(25);
-    expect(allowed.body.data).to.include({ state: 'CONFIRMED', retire_previous_allowed: true, previous_retired: true });
+    expect(allowed.body.data).to.include({
+      state: 'CONFIRMED',
+      retire_previous_allowed: true,
+      previous_retired: true,
+    });
     const removal = commands.filter((c) => c.name === 'vpn.transport.remove');
-    expect(removal.map((c) => c.params)).to.deep.equal([{ protocol: 'WIREGUARD', interface: 'tn-wireguard' }]);
+    expect(removal.map((c) => c.params)).to.deep.equal([
+      { protocol: 'WIREGUARD', interface: 'tn-wireguard' },
+    ]);
     expect(h.vpn.calls).to.include(`wg remove ${b.protocols[0].public_key}`);
     const after = (await h.resolve({ routeros_version: '7.19', allocation_id: allocationId })).body.data;
-    expect(after.transport_channels.map((c: { channel_id: string }) => c.channel_id)).to.deep.equal([cand.channel_id]);
+    expect(after.transport_channels.map((c: { channel_id: string }) => c.channel_id)).to.deep.equal([
+      cand.channel_id,
+    ]);
     expect(after.active_transport).to.equal('SSTP');
     // The retired WireGuard keys stay stored (sealed) for a later switch back.
-    const kept = await h.t.db.db.selectFrom('remote_access_profiles').selectAll().where('protocol', '=', 'WIREGUARD').where('allocation_id', '=', allocationId).execute();
+    const kept = await h.t.db.db
+      .selectFrom('remote_access_profiles')
+      .selectAll()
+      .where('protocol', '=', 'WIREGUARD')
+      .where('allocation_id', '=', allocationId)
+      .execute();
     expect(kept).to.have.length(1);
     expect(kept[0]!.private_key_sealed).to.match(/^sb1:/);
   });
@@ -237,7 +276,8 @@ forEachDatabase('remote access: management probe', (database) => {
     const secrets: string[] = ['R0uter-Secret-Pw'];
     for (const c of commands) {
       const p = c.params as Record<string, unknown>;
-      for (const k of ['private_key', 'preshared_key', 'password']) if (typeof p[k] === 'string') secrets.push(p[k] as string);
+      for (const k of ['private_key', 'preshared_key', 'password'])
+        if (typeof p[k] === 'string') secrets.push(p[k] as string);
     }
     expect(secrets.length).to.be.greaterThan(3);
     const dump = await dumpDatabase(h);
@@ -250,12 +290,22 @@ forEachDatabase('remote access: management probe', (database) => {
 });
 
 function pubkey(privateKey: string): string {
-  return execFileSync('wg', ['pubkey'], { input: `${privateKey}\n` }).toString().trim();
+  return execFileSync('wg', ['pubkey'], { input: `${privateKey}\n` })
+    .toString()
+    .trim();
 }
 
 async function dumpDatabase(h: RemoteAccessTest): Promise<string> {
-  const tables = ['remote_access_slots', 'remote_access_profiles', 'remote_access_channels', 'remote_access_attempts', 'agent_commands', 'allocations'];
+  const tables = [
+    'remote_access_slots',
+    'remote_access_profiles',
+    'remote_access_channels',
+    'remote_access_attempts',
+    'agent_commands',
+    'allocations',
+  ];
   const parts: string[] = [];
-  for (const t of tables) parts.push(JSON.stringify((await sql`select * from ${sql.table(t)}`.execute(h.t.db.db)).rows));
+  for (const t of tables)
+    parts.push(JSON.stringify((await sql`select * from ${sql.table(t)}`.execute(h.t.db.db)).rows));
   return parts.join('\n');
 }

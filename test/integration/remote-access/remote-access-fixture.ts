@@ -30,19 +30,29 @@ export async function startRemoteAccess(
   const logger = pino({ level: 'debug' }, { write: (line: string) => void logs.push(line) });
   const vpn = new FakeVpnHost(() => clock.now());
   const controller = await createController({
-    config: testConfig({ clock: clock === systemClock ? 'system' : 'manual', logLevel: 'debug', ...o.config }),
+    config: testConfig({
+      clock: clock === systemClock ? 'system' : 'manual',
+      logLevel: 'debug',
+      ...o.config,
+    }),
     logger,
     clock,
     database: db,
     remoteAccess: { vpnHost: vpn, probe: { commandWaitMs: 2000, dataPlaneWaitMs: 1000, pollMs: 50 } },
   });
-  const t = new TestController(controller, (clock instanceof ManualClock ? clock : undefined) as ManualClock, db);
+  const t = new TestController(
+    controller,
+    (clock instanceof ManualClock ? clock : undefined) as ManualClock,
+    db,
+  );
   let baseUrl = '';
   if (o.listen) baseUrl = `http://127.0.0.1:${(await controller.listen()).port}`;
   const client = await t.account('client');
   const other = await t.account('client');
-  const post = (path: string) => (body: unknown, token = client.token) =>
-    t.request('POST', `/api/v1/clients/remote-access/${path}`, { token, body });
+  const post =
+    (path: string) =>
+    (body: unknown, token = client.token) =>
+      t.request('POST', `/api/v1/clients/remote-access/${path}`, { token, body });
   return {
     t,
     vpn,

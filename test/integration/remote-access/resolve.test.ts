@@ -16,7 +16,12 @@ forEachDatabase('remote access: resolve', (database) => {
   };
 
   it('gives a RouterOS 7 router WireGuard (DEFAULT), with the agent enrolment block until enrolled', async () => {
-    const b = await ok({ routeros_version: '7.19.1', router_serial: 'AAA7001', router_model: 'RB952', api_mode: 'native' });
+    const b = await ok({
+      routeros_version: '7.19.1',
+      router_serial: 'AAA7001',
+      router_model: 'RB952',
+      api_mode: 'native',
+    });
     expect(b.active_transport).to.equal('WIREGUARD');
     expect(b.active_transport_reason).to.equal('DEFAULT');
     expect(b.transport_channels).to.have.length(1);
@@ -38,7 +43,9 @@ forEachDatabase('remote access: resolve', (database) => {
     expect(JSON.stringify(b)).to.not.include(psk);
     expect(JSON.stringify(b)).to.not.match(/private_key|preshared_key/i);
     // The slot is a real allocation of the client, with the serial the app gave.
-    const alloc = await h.t.request('GET', `/api/v1/clients/allocations/${b.allocation_id}`, { token: h.client.token });
+    const alloc = await h.t.request('GET', `/api/v1/clients/allocations/${b.allocation_id}`, {
+      token: h.client.token,
+    });
     expect(alloc.body.data.router.serial).to.equal('AAA7001');
   });
 
@@ -78,7 +85,9 @@ forEachDatabase('remote access: resolve', (database) => {
     expect(sstp.transport_channels).to.have.length(2);
     expect(sstp.transport_channels[0]).to.deep.equal(first.transport_channels[0]);
     expect(sstp.transport_channels[1]).to.include({ role: 'FALLBACK', protocol: 'SSTP', state: 'ISSUED' });
-    expect(sstp.transport_channels[1].tunnel_address).to.not.equal(first.transport_channels[0].tunnel_address);
+    expect(sstp.transport_channels[1].tunnel_address).to.not.equal(
+      first.transport_channels[0].tunnel_address,
+    );
     expect(sstp.protocols.map((p: { protocol: string }) => p.protocol)).to.deep.equal(['WIREGUARD', 'SSTP']);
     expect(sstp.warnings).to.include('PREVIOUS_TRANSPORT_KEPT_UNTIL_PROBE');
     expect(h.vpn.calls.filter((c) => c.startsWith('wg remove'))).to.deep.equal([]);
@@ -100,7 +109,10 @@ forEachDatabase('remote access: resolve', (database) => {
 
   it("never shows another tenant's slot: its id is not found, its serial makes the caller's own slot", async () => {
     const mine = await ok({ routeros_version: '7.19', router_serial: 'AAA7005' });
-    const byId = await h.resolve({ routeros_version: '7.19', allocation_id: mine.allocation_id }, h.other.token);
+    const byId = await h.resolve(
+      { routeros_version: '7.19', allocation_id: mine.allocation_id },
+      h.other.token,
+    );
     expect(byId.status).to.equal(404);
     expect(byId.body.error.code).to.equal('ALLOCATION_NOT_FOUND');
     const theirs = await ok({ routeros_version: '7.19', router_serial: 'AAA7005' }, h.other.token);
@@ -113,7 +125,10 @@ forEachDatabase('remote access: resolve', (database) => {
   it('refuses bad input with a clear error and changes nothing', async () => {
     const count = async () =>
       Number(
-        (await h.t.db.db.selectFrom('remote_access_channels').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n,
+        (await h.t.db.db
+          .selectFrom('remote_access_channels')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirst())!.n,
       );
     const before = await count();
     const cases: [unknown, number, string][] = [
@@ -124,7 +139,11 @@ forEachDatabase('remote access: resolve', (database) => {
       [{ routeros_version: '7.19', router_serial: 'BAD1', api_mode: 'rest' }, 400, 'VALIDATION_ERROR'],
       [{ routeros_version: '7.19', allocation_id: 'not-a-uuid' }, 400, 'VALIDATION_ERROR'],
       [{ routeros_version: '7.19' }, 400, 'ROUTER_SERIAL_REQUIRED'],
-      [{ routeros_version: '7.19', allocation_id: '01930000-0000-7000-8000-000000000000' }, 404, 'ALLOCATION_NOT_FOUND'],
+      [
+        { routeros_version: '7.19', allocation_id: '01930000-0000-7000-8000-000000000000' },
+        404,
+        'ALLOCATION_NOT_FOUND',
+      ],
     ];
     for (const [body, status, code] of cases) {
       const res = await h.resolve(body);
@@ -132,7 +151,9 @@ forEachDatabase('remote access: resolve', (database) => {
       expect(res.body.success).to.equal(false);
       expect(res.body.error.code, JSON.stringify(body)).to.equal(code);
     }
-    expect((await h.resolve({ routeros_version: '7.19', router_serial: 'X' }, 'bad-token')).status).to.equal(401);
+    expect((await h.resolve({ routeros_version: '7.19', router_serial: 'X' }, 'bad-token')).status).to.equal(
+      401,
+    );
     expect(await count()).to.equal(before);
   });
 

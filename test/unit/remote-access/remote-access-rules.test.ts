@@ -1,12 +1,28 @@
 // Pure rules of remote access, as tables: the channel state machine, the transport resolve
 // chooses, when a probe may retire the previous transport, sealing, addresses, the VPN end's parsers.
 import { expect } from 'chai';
-import { CHANNEL_TRANSITIONS, canMove, pathTo } from '../../../controller/modules/remote-access/channel-states.js';
-import { parseAccelSessions, parseWireguardDump, LinuxVpnHost } from '../../../controller/modules/remote-access/linux-vpn-host.js';
-import { probeState, retireRefusal, type ProbeFacts } from '../../../controller/modules/remote-access/probe-verdict.js';
+import {
+  CHANNEL_TRANSITIONS,
+  canMove,
+  pathTo,
+} from '../../../controller/modules/remote-access/channel-states.js';
+import {
+  parseAccelSessions,
+  parseWireguardDump,
+  LinuxVpnHost,
+} from '../../../controller/modules/remote-access/linux-vpn-host.js';
+import {
+  probeState,
+  retireRefusal,
+  type ProbeFacts,
+} from '../../../controller/modules/remote-access/probe-verdict.js';
 import { SecretBox } from '../../../controller/modules/remote-access/secret-box.js';
 import type { ChannelState } from '../../../controller/modules/remote-access/tables.js';
-import { chooseTransport, routerOsMajor, type ExistingChannel } from '../../../controller/modules/remote-access/transport-choice.js';
+import {
+  chooseTransport,
+  routerOsMajor,
+  type ExistingChannel,
+} from '../../../controller/modules/remote-access/transport-choice.js';
 import { tunnelAddressOf } from '../../../controller/modules/remote-access/tunnel-addresses.js';
 import { newWireguardKeys, publicKeyOf } from '../../../controller/modules/remote-access/wireguard-keys.js';
 
@@ -36,7 +52,8 @@ describe('remote access: channel state machine', () => {
   for (const from of STATES)
     for (const to of STATES) {
       const expected = yes.has(key(from, to));
-      it(`${expected ? 'allows' : 'refuses'} ${from} -> ${to}`, () => expect(canMove(from, to)).to.equal(expected));
+      it(`${expected ? 'allows' : 'refuses'} ${from} -> ${to}`, () =>
+        expect(canMove(from, to)).to.equal(expected));
     }
 
   const paths: [ChannelState, ChannelState, ChannelState[] | undefined][] = [
@@ -48,7 +65,8 @@ describe('remote access: channel state machine', () => {
     ['MANAGEMENT_CONFIRMED', 'LOCAL_CONFIGURED', undefined],
   ];
   for (const [from, to, steps] of paths)
-    it(`walks ${from} to ${to} as ${steps?.join(', ') ?? 'nothing (refused)'}`, () => expect(pathTo(from, to)).to.deep.equal(steps));
+    it(`walks ${from} to ${to} as ${steps?.join(', ') ?? 'nothing (refused)'}`, () =>
+      expect(pathTo(from, to)).to.deep.equal(steps));
 });
 
 describe('remote access: the transport resolve chooses', () => {
@@ -59,17 +77,59 @@ describe('remote access: the transport resolve chooses', () => {
     everConnected,
   });
   const cases: [string, Parameters<typeof chooseTransport>[0], ReturnType<typeof chooseTransport>][] = [
-    ['v7, new', { major: 7, requested: undefined, channels: [], activeChannelId: null }, { kind: 'create', protocol: 'WIREGUARD', role: 'PRIMARY', reason: 'DEFAULT' }],
-    ['v6, new', { major: 6, requested: undefined, channels: [], activeChannelId: null }, { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' }],
-    ['v6, new, SSTP asked', { major: 6, requested: 'SSTP', channels: [], activeChannelId: null }, { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' }],
-    ['v7, new, SSTP asked', { major: 7, requested: 'SSTP', channels: [], activeChannelId: null }, { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'APP_REQUESTED' }],
-    ['again without protocol', { major: 7, requested: undefined, channels: [ch('WIREGUARD')], activeChannelId: 'WIREGUARD' }, { kind: 'keep', activeChannelId: 'WIREGUARD', reason: 'UNCHANGED' }],
-    ['SSTP asked, WireGuard never connected', { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD')], activeChannelId: 'WIREGUARD' }, { kind: 'create', protocol: 'SSTP', role: 'FALLBACK', reason: 'WIREGUARD_NEVER_CONNECTED' }],
-    ['SSTP asked, WireGuard had connected', { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD', true)], activeChannelId: 'WIREGUARD' }, { kind: 'create', protocol: 'SSTP', role: 'FALLBACK', reason: 'APP_REQUESTED' }],
-    ['SSTP asked again (replay)', { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD', true), ch('SSTP')], activeChannelId: 'SSTP' }, { kind: 'keep', activeChannelId: 'SSTP', reason: 'UNCHANGED' }],
-    ['SSTP asked, SSTP exists but WireGuard serves', { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD', true), ch('SSTP')], activeChannelId: 'WIREGUARD' }, { kind: 'switch', activeChannelId: 'SSTP', reason: 'APP_REQUESTED' }],
+    [
+      'v7, new',
+      { major: 7, requested: undefined, channels: [], activeChannelId: null },
+      { kind: 'create', protocol: 'WIREGUARD', role: 'PRIMARY', reason: 'DEFAULT' },
+    ],
+    [
+      'v6, new',
+      { major: 6, requested: undefined, channels: [], activeChannelId: null },
+      { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' },
+    ],
+    [
+      'v6, new, SSTP asked',
+      { major: 6, requested: 'SSTP', channels: [], activeChannelId: null },
+      { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'ROUTEROS_V6_NO_WIREGUARD' },
+    ],
+    [
+      'v7, new, SSTP asked',
+      { major: 7, requested: 'SSTP', channels: [], activeChannelId: null },
+      { kind: 'create', protocol: 'SSTP', role: 'PRIMARY', reason: 'APP_REQUESTED' },
+    ],
+    [
+      'again without protocol',
+      { major: 7, requested: undefined, channels: [ch('WIREGUARD')], activeChannelId: 'WIREGUARD' },
+      { kind: 'keep', activeChannelId: 'WIREGUARD', reason: 'UNCHANGED' },
+    ],
+    [
+      'SSTP asked, WireGuard never connected',
+      { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD')], activeChannelId: 'WIREGUARD' },
+      { kind: 'create', protocol: 'SSTP', role: 'FALLBACK', reason: 'WIREGUARD_NEVER_CONNECTED' },
+    ],
+    [
+      'SSTP asked, WireGuard had connected',
+      { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD', true)], activeChannelId: 'WIREGUARD' },
+      { kind: 'create', protocol: 'SSTP', role: 'FALLBACK', reason: 'APP_REQUESTED' },
+    ],
+    [
+      'SSTP asked again (replay)',
+      { major: 7, requested: 'SSTP', channels: [ch('WIREGUARD', true), ch('SSTP')], activeChannelId: 'SSTP' },
+      { kind: 'keep', activeChannelId: 'SSTP', reason: 'UNCHANGED' },
+    ],
+    [
+      'SSTP asked, SSTP exists but WireGuard serves',
+      {
+        major: 7,
+        requested: 'SSTP',
+        channels: [ch('WIREGUARD', true), ch('SSTP')],
+        activeChannelId: 'WIREGUARD',
+      },
+      { kind: 'switch', activeChannelId: 'SSTP', reason: 'APP_REQUESTED' },
+    ],
   ];
-  for (const [name, input, expected] of cases) it(name, () => expect(chooseTransport(input)).to.deep.equal(expected));
+  for (const [name, input, expected] of cases)
+    it(name, () => expect(chooseTransport(input)).to.deep.equal(expected));
 
   const versions: [string, number | undefined][] = [
     ['7.19', 7],
@@ -80,7 +140,8 @@ describe('remote access: the transport resolve chooses', () => {
     ['', undefined],
     ['7', undefined],
   ];
-  for (const [text, major] of versions) it(`reads the major of "${text}" as ${major}`, () => expect(routerOsMajor(text)).to.equal(major));
+  for (const [text, major] of versions)
+    it(`reads the major of "${text}" as ${major}`, () => expect(routerOsMajor(text)).to.equal(major));
 });
 
 describe('remote access: retiring the previous transport', () => {
@@ -105,7 +166,8 @@ describe('remote access: retiring the previous transport', () => {
     ['FAILED', { state: 'FAILED' }, 'NOT_CONFIRMED'],
   ];
   for (const [name, over, refusal] of cases)
-    it(`${refusal === null ? 'allows' : 'refuses'}: ${name}`, () => expect(retireRefusal({ ...proven, ...over })).to.equal(refusal));
+    it(`${refusal === null ? 'allows' : 'refuses'}: ${name}`, () =>
+      expect(retireRefusal({ ...proven, ...over })).to.equal(refusal));
 
   const states: [Parameters<typeof probeState>[0], string][] = [
     [{ reachable: true, dataPlaneConfirmed: true, timedOut: false, failed: false }, 'CONFIRMED'],
@@ -113,7 +175,8 @@ describe('remote access: retiring the previous transport', () => {
     [{ reachable: false, dataPlaneConfirmed: true, timedOut: true, failed: false }, 'PENDING'],
     [{ reachable: false, dataPlaneConfirmed: false, timedOut: false, failed: true }, 'FAILED'],
   ];
-  for (const [input, state] of states) it(`probe state ${JSON.stringify(input)} is ${state}`, () => expect(probeState(input)).to.equal(state));
+  for (const [input, state] of states)
+    it(`probe state ${JSON.stringify(input)} is ${state}`, () => expect(probeState(input)).to.equal(state));
 });
 
 describe('remote access: secrets, keys, addresses', () => {
@@ -132,7 +195,8 @@ describe('remote access: secrets, keys, addresses', () => {
 
   it('makes WireGuard keys of 32 bytes whose public key follows the private one', () => {
     const k = newWireguardKeys();
-    for (const v of [k.privateKey, k.publicKey, k.presharedKey]) expect(Buffer.from(v, 'base64')).to.have.length(32);
+    for (const v of [k.privateKey, k.publicKey, k.presharedKey])
+      expect(Buffer.from(v, 'base64')).to.have.length(32);
     expect(publicKeyOf(k.privateKey)).to.equal(k.publicKey);
     expect(newWireguardKeys().privateKey).to.not.equal(k.privateKey);
   });
@@ -165,13 +229,30 @@ describe('remote access: the Linux VPN end', () => {
       connectedAt: new Date(1795780000 * 1000).toISOString(),
       rxBytes: 4200,
     });
-    expect(parseWireguardDump(dump, 'PEERB=')).to.deep.equal({ protocol: 'WIREGUARD', connectedAt: null, rxBytes: 0 });
-    expect(parseWireguardDump(dump, 'NOPE=')).to.deep.equal({ protocol: 'WIREGUARD', connectedAt: null, rxBytes: 0 });
+    expect(parseWireguardDump(dump, 'PEERB=')).to.deep.equal({
+      protocol: 'WIREGUARD',
+      connectedAt: null,
+      rxBytes: 0,
+    });
+    expect(parseWireguardDump(dump, 'NOPE=')).to.deep.equal({
+      protocol: 'WIREGUARD',
+      connectedAt: null,
+      rxBytes: 0,
+    });
   });
   it('reads a session of `accel-cmd show sessions`', () => {
-    const table = [' username | state | uptime-raw | rx-bytes-raw', '----------+-------+-----', ' tn-a | active | 60 | 900', ' tn-b | start | 0 | 0'].join('\n');
+    const table = [
+      ' username | state | uptime-raw | rx-bytes-raw',
+      '----------+-------+-----',
+      ' tn-a | active | 60 | 900',
+      ' tn-b | start | 0 | 0',
+    ].join('\n');
     const now = Date.parse('2026-11-21T08:00:00.000Z');
-    expect(parseAccelSessions(table, 'tn-a', now)).to.deep.equal({ protocol: 'SSTP', connectedAt: '2026-11-21T07:59:00.000Z', rxBytes: 900 });
+    expect(parseAccelSessions(table, 'tn-a', now)).to.deep.equal({
+      protocol: 'SSTP',
+      connectedAt: '2026-11-21T07:59:00.000Z',
+      rxBytes: 900,
+    });
     expect(parseAccelSessions(table, 'tn-b', now).connectedAt).to.equal(null);
   });
   it('passes the preshared key on stdin, never on the command line', async () => {
@@ -187,9 +268,17 @@ describe('remote access: the Linux VPN end', () => {
         return '';
       },
     });
-    await host.addWireguardPeer({ publicKey: 'PUB=', presharedKey: 'PSK-SECRET=', tunnelAddress: '10.96.0.9' });
+    await host.addWireguardPeer({
+      publicKey: 'PUB=',
+      presharedKey: 'PSK-SECRET=',
+      tunnelAddress: '10.96.0.9',
+    });
     expect(runs).to.deep.equal([
-      { file: 'wg', args: ['set', 'wg0', 'peer', 'PUB=', 'preshared-key', '/dev/stdin', 'allowed-ips', '10.96.0.9/32'], input: 'PSK-SECRET=\n' },
+      {
+        file: 'wg',
+        args: ['set', 'wg0', 'peer', 'PUB=', 'preshared-key', '/dev/stdin', 'allowed-ips', '10.96.0.9/32'],
+        input: 'PSK-SECRET=\n',
+      },
     ]);
   });
 });
