@@ -539,6 +539,39 @@ export const COMMANDS = {
     defaultTimeoutSeconds: 30,
     effect: 'change',
   },
+  /**
+   * Rescue relay (MikroTik's Back To Home under `/ip/cloud`): dynamic DNS first, then the relay
+   * VPN, then (7.14+) a per-user entry named `user`. Touches no firewall, address or route, and
+   * never the L2TP/IPsec quick-setup server. A model or version without it answers
+   * UNAVAILABLE_ON_MODEL (not a failure).
+   */
+  'vpn.rescue.enable': {
+    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/) }),
+    output: z.object({
+      state: z.enum(['ENABLING', 'UNAVAILABLE_ON_MODEL']),
+      reason: z.string().max(200).optional(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+  },
+  /**
+   * Reads the relay's state and client profile. The profile holds a private key: it leaves the
+   * agent only sealed (nacl.box) to `seal_to`, a one-time X25519 key of the controller.
+   */
+  'vpn.rescue.read': {
+    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), seal_to: WG_KEY }),
+    output: z.object({
+      state: z.enum(['READY', 'NOT_READY', 'UNAVAILABLE_ON_MODEL']),
+      vpn_status: z.string().max(500),
+      dns_name: z.string().max(255).nullable(),
+      port: z.int().min(0).max(65535).nullable(),
+      sealed_profile: z
+        .object({ ephemeral_public_key: WG_KEY, nonce: z.string().max(64), box: z.string().max(16_384) })
+        .nullable(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
 } as const satisfies Record<string, CommandSpec>;
 
 /** Name of a command in the catalogue. */

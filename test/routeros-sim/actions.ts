@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { RosTrap, noSuchCommand, noSuchItem, pause } from './command-types.js';
 import { SSTP_CLIENT_VERBS } from './vpn-tunnels.js';
+import { CLOUD_VERBS, WIREGUARD_PEER_VERBS } from './back-to-home.js';
 import type { CommandContext, CommandHandler, CommandResult } from './command-types.js';
 import { buildBackup } from './backup-file.js';
 import type { MenuTable } from './menu-table.js';
@@ -204,4 +205,6 @@ export const MENU_VERBS: Readonly<Record<string, Record<string, MenuVerb>>> = {
   '/ip/dhcp-server/lease': { 'make-static': makeStatic },
   '/container': { start: containerState('running'), stop: containerState('stopped') },
   '/interface/sstp-client': SSTP_CLIENT_VERBS,
+  '/ip/cloud': CLOUD_VERBS,
+  '/interface/wireguard/peers': WIREGUARD_PEER_VERBS,
 };

@@ -3,6 +3,7 @@ import type { FaultController } from './faults.js';
 import type { HotspotNas } from './hotspot-nas.js';
 import type { Prng } from './prng.js';
 import type { SimTunnels } from './vpn-tunnels.js';
+import type { SimBackToHome } from './back-to-home.js';
 import type { RecordView } from './query-filter.js';
 import type { RouterState } from './router-state.js';
 
@@ -37,6 +38,8 @@ export interface SimContext {
   nas: HotspotNas;
   /** The remote-access tunnels (WireGuard, SSTP client) and whether each is up. */
   tunnels: SimTunnels;
+  /** The Back To Home relay under /ip/cloud. */
+  backToHome: SimBackToHome;
 }
 
 export interface CommandRequest {

@@ -29,6 +29,7 @@ import type { SeedOptions, SeedReport } from './seed-data.js';
 import { seedUserAccounts } from './user-accounts.js';
 import { capabilitiesFor } from './version-caps.js';
 import { SimTunnels, type VpnPeerEnd } from './vpn-tunnels.js';
+import { SimBackToHome } from './back-to-home.js';
 import type { Capabilities } from './version-caps.js';
 
 export interface RouterSimOptions {
@@ -66,6 +67,8 @@ export interface RouterSimOptions {
   radiusIncomingPort?: number;
   /** The VPN server the router's WireGuard and SSTP tunnels reach (none: they never come up). */
   vpnPeerEnd?: VpnPeerEnd;
+  /** Time the Back To Home relay takes to come up once enabled (default 20 s: incomplete at 6 s). */
+  backToHomeReadyMs?: number;
 }
 
 export class RouterSim {
@@ -126,6 +129,7 @@ export class RouterSim {
       rng,
       nas: this.nas,
       tunnels: new SimTunnels(this.state, this.faults, options.vpnPeerEnd),
+      backToHome: new SimBackToHome(this.state, options.backToHomeReadyMs ?? 20_000),
     };
     this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));

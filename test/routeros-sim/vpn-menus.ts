@@ -1,5 +1,6 @@
 // Menus of the router's remote-access tunnels that the generic menu table models (the tunnel
 // behaviour itself is in vpn-tunnels.ts).
+import { BACK_TO_HOME_MENUS } from './back-to-home.js';
 import type { MenuDef } from './menu-table.js';
 
 export const SSTP_CLIENT_MENU: MenuDef = {
@@ -34,4 +35,4 @@ export const SSTP_CLIENT_MENU: MenuDef = {
   fieldOrder: ['name', 'connect-to', 'port', 'user', 'profile', 'running', 'disabled', 'comment'],
 };
 
-export const VPN_MENUS: readonly MenuDef[] = [SSTP_CLIENT_MENU];
+export const VPN_MENUS: readonly MenuDef[] = [SSTP_CLIENT_MENU, ...BACK_TO_HOME_MENUS];

@@ -2,7 +2,9 @@ import { loadOrCreateSecret } from '../../secrets.js';
 import { defineModule } from '../define-module.js';
 import { LinuxVpnHost } from './linux-vpn-host.js';
 import * as m0030 from './migrations/0030-remote-access.js';
+import { rescueReadJob } from './jobs.js';
 import { DEFAULT_PROBE_OPTIONS, ProbeService } from './probe-service.js';
+import { RescueService } from './rescue-service.js';
 import { remoteAccessRoutes } from './routes.js';
 import { SecretBox } from './secret-box.js';
 import { RemoteAccessService } from './service.js';
@@ -35,6 +37,16 @@ export const remoteAccessModule = defineModule({
         : new UnconfiguredVpnHost());
     const allocations = use('allocations');
     const remoteAccess = new RemoteAccessService({ db, clock, logger, allocations, vpnHost, box });
+    const probeOptions = { ...DEFAULT_PROBE_OPTIONS, ...options.remoteAccess?.probe };
+    const rescue = new RescueService({
+      db,
+      clock,
+      logger,
+      allocations,
+      runner: use('runner'),
+      box,
+      commandWaitMs: probeOptions.commandWaitMs,
+    });
     const probes = new ProbeService({
       db,
       clock,
@@ -43,11 +55,12 @@ export const remoteAccessModule = defineModule({
       runner: use('runner'),
       vpnHost,
       box,
-      options: { ...DEFAULT_PROBE_OPTIONS, ...options.remoteAccess?.probe },
+      options: probeOptions,
     });
     return {
       services: { remoteAccess },
-      routes: (api) => remoteAccessRoutes(api, { remoteAccess, probes }),
+      routes: (api) => remoteAccessRoutes(api, { remoteAccess, probes, rescue }),
+      jobs: [rescueReadJob({ rescue })],
     };
   },
 });

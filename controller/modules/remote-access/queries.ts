@@ -162,3 +162,14 @@ export const updateAttempt = (
     .where('client_id', '=', clientId)
     .where('operation_id', '=', operationId)
     .execute();
+
+/** Slots (all tenants) whose rescue relay was enabled at or before `before` and is not read yet. */
+export const listRescuesDue = (db: Db, before: string) =>
+  db
+    .selectFrom('remote_access_slots')
+    .select(['client_id', 'allocation_id'])
+    .where('rescue_state', '=', 'ENABLING')
+    .where('rescue_updated_at', '<=', before)
+    .orderBy('rescue_updated_at')
+    .limit(500)
+    .execute();

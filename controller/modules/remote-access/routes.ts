@@ -1,15 +1,23 @@
 import type { Api } from '../../http/api.js';
 import type { ProbeService } from './probe-service.js';
-import { credentialsBody, operationParams, probeBody, resolveBody } from './schemas.js';
+import type { RescueService } from './rescue-service.js';
+import {
+  allocationQuery,
+  credentialsBody,
+  operationParams,
+  probeBody,
+  rescueBody,
+  resolveBody,
+} from './schemas.js';
 import type { RemoteAccessService } from './service.js';
 
 const BASE = '/api/v1/clients/remote-access';
 
 export function remoteAccessRoutes(
   api: Api,
-  deps: { remoteAccess: RemoteAccessService; probes: ProbeService },
+  deps: { remoteAccess: RemoteAccessService; probes: ProbeService; rescue: RescueService },
 ): void {
-  const { remoteAccess, probes } = deps;
+  const { remoteAccess, probes, rescue } = deps;
   api.route(
     {
       method: 'post',
@@ -68,6 +76,37 @@ export function remoteAccessRoutes(
     async (_ctx, { body, principal }) => ({
       success: true,
       data: await remoteAccess.depositCredentials(principal!.tenantId, body),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/rescue`,
+      summary: "Enables the router's Back To Home relay (DDNS first); its profile is read 25 s later",
+      tags: ['remote-access'],
+      auth: ['client'],
+      body: rescueBody,
+      status: 202,
+    },
+    async (_ctx, { body, principal }) => ({
+      success: true,
+      data: await rescue.enable(principal!.tenantId, body.allocation_id),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/rescue`,
+      summary: "The rescue relay's state on the allocation (never its profile)",
+      tags: ['remote-access'],
+      auth: ['client'],
+      query: allocationQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      data: await rescue.status(principal!.tenantId, query.allocation_id),
     }),
   );
 }

@@ -48,3 +48,6 @@ export const credentialsBody = z.object({
   api_port: z.int().min(1).max(65535).optional(),
 });
 export type CredentialsBody = z.output<typeof credentialsBody>;
+
+export const rescueBody = z.object({ allocation_id: uuid('allocation_id') });
+export const allocationQuery = z.object({ allocation_id: uuid('allocation_id') });

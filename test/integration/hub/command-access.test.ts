@@ -46,6 +46,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
     router_address: '10.96.0.2',
   },
   'vpn.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
+  'vpn.rescue.enable': { user: 'ticketnet' },
+  'vpn.rescue.read': { user: 'ticketnet', seal_to: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=' },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -67,6 +69,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'vpn.sstp.apply': 403,
   'vpn.probe': 202,
   'vpn.transport.remove': 403,
+  'vpn.rescue.enable': 403,
+  'vpn.rescue.read': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

@@ -1,6 +1,8 @@
 // Pure rules of remote access, as tables: the channel state machine, the transport resolve
 // chooses, when a probe may retire the previous transport, sealing, addresses, the VPN end's parsers.
 import { expect } from 'chai';
+import { capabilitiesFor as agentCaps } from '../../../agent/routeros/capabilities.js';
+import { capabilitiesFor as simCaps } from '../../routeros-sim/version-caps.js';
 import {
   CHANNEL_TRANSITIONS,
   canMove,
@@ -281,4 +283,29 @@ describe('remote access: the Linux VPN end', () => {
       },
     ]);
   });
+});
+
+describe('remote access: RouterOS capability tables (agent and simulator agree)', () => {
+  const rows: [string, boolean, boolean, string | null][] = [
+    ['6.49.10', false, false, null],
+    ['7.11', true, false, null],
+    ['7.12', true, true, null],
+    ['7.13.5', true, true, null],
+    ['7.14', true, true, '/ip/cloud/back-to-home-users'],
+    ['7.17.2', true, true, '/ip/cloud/back-to-home-users'],
+    ['7.18beta2', true, true, '/ip/cloud/back-to-home-user'],
+    ['7.19', true, true, '/ip/cloud/back-to-home-user'],
+  ];
+  for (const [version, wireguard, bth, users] of rows)
+    it(`${version}: WireGuard ${wireguard}, Back To Home ${bth}, users menu ${users}`, () => {
+      const agent = agentCaps(version);
+      expect(agent.wireguard).to.equal(wireguard);
+      expect(agent.backToHome).to.deep.equal({ available: bth, usersMenu: users });
+      if (!version.includes('beta')) {
+        const sim = simCaps(version);
+        expect(sim.wireguard).to.equal(wireguard);
+        expect(sim.backToHome).to.equal(bth);
+        expect(sim.backToHomeUsersMenu).to.equal(users);
+      }
+    });
 });
