@@ -38,6 +38,8 @@ forEachDatabase('remote access: management probe', (database) => {
           return { status: 'DONE', output: { interface: p.interface } };
         case 'vpn.transport.remove':
           return { status: 'DONE', output: { removed: true } };
+        case 'vpn.rescue.enable':
+          return { status: 'DONE', output: { state: 'ENABLING' } };
         case 'vpn.probe':
           return {
             status: 'DONE',
@@ -270,6 +272,29 @@ forEachDatabase('remote access: management probe', (database) => {
       body: { allocation_id: allocationId, username: '', password: 'x' },
     });
     expect(invalid.status).to.equal(400);
+  });
+
+  it('rescue relay routes: bad input refused, other tenants not found, state on the slot only', async () => {
+    const post = (body: unknown, token = h.client.token) =>
+      h.t.request('POST', '/api/v1/clients/remote-access/rescue', { token, body });
+    const get = (q: string, token = h.client.token) =>
+      h.t.request('GET', `/api/v1/clients/remote-access/rescue${q}`, { token });
+    expect((await post({})).status).to.equal(400);
+    expect((await post({ allocation_id: 'x' })).body.error.code).to.equal('VALIDATION_ERROR');
+    expect((await post({ allocation_id: allocationId }, h.other.token)).status).to.equal(404);
+    expect((await get('')).status).to.equal(400);
+    expect((await get(`?allocation_id=${allocationId}`, h.other.token)).status).to.equal(404);
+    expect((await get(`?allocation_id=${allocationId}`)).body.data).to.include({
+      state: null,
+      profile_stored: false,
+    });
+    const res = await post({ allocation_id: allocationId });
+    expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    expect(res.body.data).to.include({ state: 'ENABLING' });
+    expect(res.body.data.read_not_before).to.equal(
+      new Date(h.t.clock.now().getTime() + 25_000).toISOString(),
+    );
+    expect((await get(`?allocation_id=${allocationId}`)).body.data.state).to.equal('ENABLING');
   });
 
   it('leaves no secret in clear in the database or the logs', async () => {
