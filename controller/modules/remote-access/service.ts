@@ -11,7 +11,7 @@ import * as q from './queries.js';
 import type { CredentialsBody, ResolveBody } from './schemas.js';
 import type { SecretBox } from './secret-box.js';
 import { chooseTransport, routerOsMajor } from './transport-choice.js';
-import type { RemoteAccessSlotsTable } from './tables.js';
+import type { RemoteAccessChannelsTable, RemoteAccessSlotsTable } from './tables.js';
 import type { VpnEndpoints, VpnHost } from './vpn-host.js';
 
 export interface RemoteAccessDeps {
@@ -33,8 +33,11 @@ export class RemoteAccessService {
     const target = { clientId, allocationId: allocation.id };
     const endpoints = await this.endpoints();
     const now = iso(clock.now());
-    await q.upsertSlot(db, emptySlot(clientId, allocation.id, body.routeros_version, now));
-    const slot = (await q.findSlot(db, clientId, allocation.id))!;
+    let slot = await q.findSlot(db, clientId, allocation.id);
+    if (!slot) {
+      await q.upsertSlot(db, emptySlot(clientId, allocation.id, body.routeros_version, now));
+      slot = (await q.findSlot(db, clientId, allocation.id))!;
+    }
     const channels = await q.listChannels(db, clientId, allocation.id);
     const live = channels.filter((c) => c.state !== 'REVOKED' && c.state !== 'FAILED');
     const choice = chooseTransport({
@@ -61,7 +64,9 @@ export class RemoteAccessService {
       set.active_reason = 'UNCHANGED';
     }
     await q.updateSlot(db, clientId, allocation.id, set);
-    return this.#bundle(clientId, allocation, enrolment, endpoints);
+    // Nothing made: the rows read above, with the update applied, are the bundle's.
+    const known = choice.kind === 'create' ? undefined : { slot: { ...slot, ...set }, channels };
+    return this.#bundle(clientId, allocation, enrolment, endpoints, known);
   }
 
   /** Stores the router credentials the app deposits, sealed; answers when, never what. */
@@ -107,11 +112,12 @@ export class RemoteAccessService {
     allocation: AllocationView,
     enrolment: Enrolment | null,
     endpoints: VpnEndpoints,
+    known?: { slot: RemoteAccessSlotsTable; channels: RemoteAccessChannelsTable[] },
   ): Promise<Bundle> {
     const { db } = this.deps;
     const [slot, channels, profiles] = await Promise.all([
-      q.findSlot(db, clientId, allocation.id),
-      q.listChannels(db, clientId, allocation.id),
+      known?.slot ?? q.findSlot(db, clientId, allocation.id),
+      known?.channels ?? q.listChannels(db, clientId, allocation.id),
       q.listProfiles(db, clientId, allocation.id),
     ]);
     return bundleView({ allocation, enrolment, slot: slot!, channels, profiles, endpoints });
