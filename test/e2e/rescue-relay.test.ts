@@ -104,8 +104,17 @@ forEachDatabase('rescue relay end to end', (database) => {
   it('7.19 arm64: DDNS then the relay, per-user entry in back-to-home-user, read after 25 s, kept sealed', async () => {
     const { id, sim } = await site('B7190A', '7.19', 'arm64');
     const before = tables(sim);
+    const writes: Record<string, string>[] = [];
+    sim.state.table('/ip/cloud').on('change', (kind: string, rec: { props: Record<string, string> }) => {
+      if (kind === 'set') writes.push({ ...rec.props });
+    });
     const res = await enable(id);
     expect(res.status, JSON.stringify(res.body)).to.equal(202);
+    // Dynamic DNS first, then the relay.
+    expect(writes.map((w) => [w['ddns-enabled'], w['back-to-home-vpn'] ?? 'unset'])).to.deep.equal([
+      ['true', 'unset'],
+      ['true', 'enabled'],
+    ]);
     expect(res.body.data.state).to.equal('ENABLING');
     const cloud = sim.state.table('/ip/cloud').single().props;
     expect(cloud).to.include({ 'ddns-enabled': 'true', 'back-to-home-vpn': 'enabled' });
