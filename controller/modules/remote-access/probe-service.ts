@@ -8,38 +8,16 @@ import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { AgentCommandRunner, AgentTarget } from '../../hub/index.js';
 import type { AllocationsService } from '../allocations/index.js';
-import { canMove, pathTo } from './channel-states.js';
-import { openProfile } from './channel-provisioning.js';
+import { CandidateProof, NOT_PROVEN, type ProbeOptions } from './candidate-proof.js';
+import { walkChannel } from './channel-moves.js';
 import { probeState, retireRefusal } from './probe-verdict.js';
 import * as q from './queries.js';
 import type { ProbeBody } from './schemas.js';
 import type { SecretBox } from './secret-box.js';
-import type {
-  ChannelState,
-  RemoteAccessAttemptsTable,
-  RemoteAccessChannelsTable,
-  TransportProtocol,
-} from './tables.js';
-import { TUNNEL_NETWORK } from './tunnel-addresses.js';
+import type { RemoteAccessAttemptsTable, RemoteAccessChannelsTable } from './tables.js';
 import type { VpnHost } from './vpn-host.js';
 
-export interface ProbeOptions {
-  /** Longest wait for the agent to apply a candidate, then for each probe command. */
-  commandWaitMs: number;
-  /** Longest wait for the data plane to show at the VPN end before answering PENDING. */
-  dataPlaneWaitMs: number;
-  /** Pause between two looks at the VPN end. */
-  pollMs: number;
-  /** A handshake older than this is not a live data plane (WireGuard renews every 2 minutes). */
-  handshakeFreshMs: number;
-}
-
-export const DEFAULT_PROBE_OPTIONS: ProbeOptions = {
-  commandWaitMs: 20_000,
-  dataPlaneWaitMs: 15_000,
-  pollMs: 1000,
-  handshakeFreshMs: 180_000,
-};
+export { DEFAULT_PROBE_OPTIONS, type ProbeOptions } from './candidate-proof.js';
 
 export interface ProbeDeps {
   db: Db;
@@ -55,7 +33,11 @@ export interface ProbeDeps {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class ProbeService {
-  constructor(private readonly deps: ProbeDeps) {}
+  readonly #proof: CandidateProof;
+
+  constructor(private readonly deps: ProbeDeps) {
+    this.#proof = new CandidateProof(deps);
+  }
 
   async probe(clientId: string, body: ProbeBody) {
     const { db, allocations } = this.deps;
@@ -121,7 +103,9 @@ export class ProbeService {
       });
     const target = { clientId, allocationId: allocation.id };
     const result =
-      allocation.link_state === 'CONNECTED' ? await this.#prove(target, candidate, previous) : NOT_PROVEN;
+      allocation.link_state === 'CONNECTED'
+        ? await this.#proof.prove(target, candidate, previous)
+        : NOT_PROVEN;
     const state = probeState({ ...result, timedOut: !result.failed });
     const refusal = retireRefusal({
       reachable: result.reachable,
@@ -155,105 +139,6 @@ export class ProbeService {
     return attemptView(row);
   }
 
-  /** Applies the candidate when it is not yet on the router, then proves it. */
-  async #prove(
-    target: AgentTarget,
-    candidate: RemoteAccessChannelsTable,
-    previous?: RemoteAccessChannelsTable,
-  ) {
-    const { runner, options } = this.deps;
-    if (candidate.state === 'ISSUED' || candidate.state === 'FAILED') {
-      const applied = await this.#apply(target, candidate);
-      if (applied.kind === 'refused') {
-        await this.#move(candidate, 'FAILED');
-        return { ...NOT_PROVEN, failed: true };
-      }
-      if (applied.kind === 'timeout') return NOT_PROVEN;
-      await this.#move(candidate, 'LOCAL_CONFIGURED');
-    }
-    const key = await this.#peerKey(target, candidate);
-    const deadline = performance.now() + options.dataPlaneWaitMs;
-    let serverSees = await this.#serverSees(candidate.protocol, key);
-    while (!serverSees && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, options.pollMs));
-      serverSees = await this.#serverSees(candidate.protocol, key);
-    }
-    const probed = await runner.run(
-      target,
-      'vpn.probe',
-      {
-        protocol: candidate.protocol,
-        interface: candidate.interface_name,
-        server_address: candidate.server_address,
-        router_address: candidate.tunnel_address,
-      },
-      options.commandWaitMs,
-    );
-    if (probed.kind !== 'done') return { ...NOT_PROVEN, observed: serverSees ? candidate.protocol : null };
-    const o = probed.output;
-    const routerSees = o.running && o.connected_seconds_ago !== null && o.rx_bytes > 0 && o.tx_bytes > 0;
-    const dataPlaneConfirmed = serverSees && routerSees;
-    const reachable = o.address_present && o.ping_received > 0;
-    let observed: TransportProtocol | null = dataPlaneConfirmed ? candidate.protocol : null;
-    if (!observed && previous) {
-      // What answers is the old path: say so, so nobody retires it on this proof.
-      const prevKey = await this.#peerKey(target, previous);
-      if (await this.#serverSees(previous.protocol, prevKey)) observed = previous.protocol;
-    }
-    return { reachable, dataPlaneConfirmed, observed, failed: false };
-  }
-
-  async #apply(target: AgentTarget, c: RemoteAccessChannelsTable) {
-    const { runner, box, db, options } = this.deps;
-    const profile = (await q.findProfile(db, target.clientId, c.profile_id))!;
-    const secrets = openProfile(box, profile);
-    if (c.protocol === 'WIREGUARD') {
-      const endpoints = await this.deps.vpnHost.endpoints();
-      return runner.run(
-        target,
-        'vpn.wireguard.apply',
-        {
-          interface: c.interface_name,
-          private_key: secrets.privateKey!,
-          preshared_key: secrets.presharedKey!,
-          server_public_key: endpoints.wireguard.publicKey,
-          endpoint_host: c.endpoint_host,
-          endpoint_port: Number(c.endpoint_port),
-          address: `${c.tunnel_address}/32`,
-          allowed_address: TUNNEL_NETWORK,
-          keepalive_seconds: 25,
-        },
-        options.commandWaitMs,
-      );
-    }
-    return runner.run(
-      target,
-      'vpn.sstp.apply',
-      {
-        interface: c.interface_name,
-        connect_to: c.endpoint_host,
-        port: Number(c.endpoint_port),
-        user: profile.username!,
-        password: secrets.password!,
-      },
-      options.commandWaitMs,
-    );
-  }
-
-  async #peerKey(target: AgentTarget, c: RemoteAccessChannelsTable): Promise<string> {
-    const profile = (await q.findProfile(this.deps.db, target.clientId, c.profile_id))!;
-    return (c.protocol === 'WIREGUARD' ? profile.public_key : profile.username)!;
-  }
-
-  async #serverSees(protocol: TransportProtocol, key: string): Promise<boolean> {
-    const status = await this.deps.vpnHost.status(protocol, key);
-    if (status.connectedAt === null || status.rxBytes <= 0) return false;
-    // An SSTP session is live while the server lists it; a WireGuard peer only while it renews handshakes.
-    if (protocol === 'SSTP') return true;
-    const age = this.deps.clock.now().getTime() - Date.parse(status.connectedAt);
-    return age <= this.deps.options.handshakeFreshMs;
-  }
-
   /** What this probe proved, on the channel: its times, and DATA_PLANE_CONFIRMED when only that is proven. */
   async #record(
     c: RemoteAccessChannelsTable,
@@ -268,12 +153,12 @@ export class ProbeService {
     if (Object.keys(times).length > 0) await q.touchChannel(this.deps.db, c.id, times);
     const fresh = (await q.findChannel(this.deps.db, c.client_id, c.allocation_id, c.id))!;
     if (r.dataPlaneConfirmed && fresh.state === 'LOCAL_CONFIGURED')
-      await this.#move(fresh, 'DATA_PLANE_CONFIRMED');
+      await walkChannel(this.deps.db, this.deps.clock, fresh, 'DATA_PLANE_CONFIRMED');
   }
 
   async #activate(target: AgentTarget, c: RemoteAccessChannelsTable): Promise<void> {
     const now = iso(this.deps.clock.now());
-    await this.#move(c, 'ACTIVE');
+    await walkChannel(this.deps.db, this.deps.clock, c, 'ACTIVE');
     await q.updateSlot(this.deps.db, target.clientId, target.allocationId, {
       active_channel_id: c.id,
       updated_at: now,
@@ -304,41 +189,15 @@ export class ProbeService {
       }
     }
     if (previous.profile_id !== candidate.profile_id) {
-      const key = await this.#peerKey(target, previous);
+      const key = await this.#proof.peerKey(target, previous);
       if (previous.protocol === 'WIREGUARD') await vpnHost.removeWireguardPeer(key);
       else await vpnHost.removeSstpAccount(key);
     }
     // The profile (keys, password) stays stored: a later switch back needs no new provisioning.
-    await this.#move(previous, 'REVOKED');
+    await walkChannel(this.deps.db, this.deps.clock, previous, 'REVOKED');
     return true;
   }
-
-  /** Walks the channel to `to` one allowed step at a time (a probe may prove several at once). */
-  async #move(
-    c: RemoteAccessChannelsTable,
-    to: ChannelState,
-    extra: Parameters<typeof q.moveChannel>[5] = {},
-  ): Promise<void> {
-    const fresh = (await q.findChannel(this.deps.db, c.client_id, c.allocation_id, c.id))!;
-    if (fresh.state === to) return;
-    const steps = canMove(fresh.state, to) ? [to] : pathTo(fresh.state, to);
-    if (!steps)
-      throw new AppError('CHANNEL_TRANSITION_REFUSED', `A channel cannot move from ${fresh.state} to ${to}`);
-    let from = fresh.state;
-    const now = iso(this.deps.clock.now());
-    for (const step of steps) {
-      await q.moveChannel(this.deps.db, c.id, from, step, now, step === to ? extra : {});
-      from = step;
-    }
-  }
 }
-
-const NOT_PROVEN = {
-  reachable: false,
-  dataPlaneConfirmed: false,
-  observed: null as TransportProtocol | null,
-  failed: false,
-};
 
 function canonical(b: ProbeBody): string {
   const text = JSON.stringify([
