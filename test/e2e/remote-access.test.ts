@@ -94,6 +94,14 @@ forEachDatabase('remote access end to end', (database) => {
 
     // The satellite link starts dropping WireGuard's UDP: the app asks SSTP.
     sim.faults.set({ blockWireguardUdp: true });
+    const blocked = await h.probe({
+      operation_id: opId(4),
+      allocation_id: bundle.allocation_id,
+      candidate_channel_id: wg.channel_id,
+      requested_transport: 'WIREGUARD',
+    });
+    // Nothing passes through WireGuard any more: its management path is not proven.
+    expect(blocked.body.data).to.include({ reachable: false, state: 'PENDING' });
     const sstp = (await h.resolve({ routeros_version: '7.19', router_serial: 'E2E719A', protocol: 'SSTP' }))
       .body.data;
     expect(sstp.active_transport_reason).to.equal('APP_REQUESTED');

@@ -9,6 +9,7 @@ import { genericVerb } from './menu-commands.js';
 import { RosTrap, noSuchItem, type CommandContext } from './command-types.js';
 import type { MenuDef, MenuTable, SimRecord } from './menu-table.js';
 import type { RouterState } from './router-state.js';
+import { printRefreshed } from './vpn-tunnels.js';
 
 const BTH_ARCHITECTURES = ['arm', 'arm64', 'tile'];
 const RELAY_PORT = '47023';

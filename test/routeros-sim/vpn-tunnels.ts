@@ -10,6 +10,8 @@ import { RosTrap, noSuchItem, type CommandContext } from './command-types.js';
 import type { FaultController } from './faults.js';
 import type { MenuTable, SimRecord } from './menu-table.js';
 import type { RouterState } from './router-state.js';
+import { formatDuration } from './ros-format.js';
+import { genericVerb } from './menu-commands.js';
 
 /** The VPN server as the router's tunnels reach it (tests pass their fake {vpn_host} end). */
 export interface VpnPeerEnd {
@@ -33,10 +35,14 @@ export interface VpnPeerEnd {
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const HANDSHAKE_BYTES = { rx: 92, tx: 148 };
+/** WireGuard drops a session 180 s after its last handshake (REJECT_AFTER_TIME). */
+const WIREGUARD_SESSION_MS = 180_000;
 
 export class SimTunnels {
   /** When each SSTP client came up (by record id). */
   private readonly sstpUp = new Map<number, number>();
+  /** Time of each WireGuard peer's last successful handshake (by record id). */
+  private readonly handshakes = new Map<number, number>();
   /** `/interface` row of each tunnel entry, keyed `wg:<id>` or `sstp-out:<id>`. */
   private readonly rows = new Map<string, SimRecord>();
 
@@ -113,15 +119,19 @@ export class SimTunnels {
             presharedKey: peer.props['preshared-key'] ?? '',
           }) ??
             false);
+        const now = this.state.identity.now().getTime();
+        if (ok) this.handshakes.set(peer.id, now);
+        const at = this.handshakes.get(peer.id);
+        // RouterOS prints the time since the last handshake, which keeps growing when none succeeds.
+        if (at !== undefined)
+          peer.props['last-handshake'] = formatDuration(Math.max(1, Math.floor((now - at) / 1000)));
+        else delete peer.props['last-handshake'];
         if (ok) {
           up = true;
-          peer.props['last-handshake'] = '3s';
           peer.props['current-endpoint-address'] = peer.props['endpoint-address'] ?? '';
           peer.props['current-endpoint-port'] = peer.props['endpoint-port'] ?? '0';
           if (peer.props.rx === '0')
             Object.assign(peer.props, { rx: String(HANDSHAKE_BYTES.rx), tx: String(HANDSHAKE_BYTES.tx) });
-        } else {
-          delete peer.props['last-handshake'];
         }
       }
       // A WireGuard interface runs once enabled, handshake or not (RouterOS shows R on it).
@@ -180,7 +190,9 @@ export class SimTunnels {
         .find(
           (p) =>
             p.props.interface === ifname &&
-            p.props['last-handshake'] &&
+            !this.faults.active.blockWireguardUdp &&
+            this.state.identity.now().getTime() - (this.handshakes.get(p.id) ?? -Infinity) <
+              WIREGUARD_SESSION_MS &&
             inBlock(dst, p.props['allowed-address'] ?? ''),
         );
       if (!peer) return false;
@@ -272,4 +284,11 @@ function inBlock(addr: string, blocks: string): boolean {
 /** `/interface/sstp-client` verbs beside the generic ones. */
 export const SSTP_CLIENT_VERBS = {
   monitor: (table: MenuTable, ctx: CommandContext) => ctx.sim.tunnels.monitor(table, ctx),
+  print: (table: MenuTable, ctx: CommandContext) => printRefreshed(table, ctx),
 };
+
+/** A print of a tunnel menu shows the tunnels as they are now. */
+export async function printRefreshed(table: MenuTable, ctx: CommandContext): Promise<void> {
+  ctx.sim.tunnels.refresh();
+  await genericVerb(table, 'print')!(ctx);
+}

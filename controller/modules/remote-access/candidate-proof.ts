@@ -93,7 +93,11 @@ export class CandidateProof {
     );
     if (probed.kind !== 'done') return { ...NOT_PROVEN, observed: serverSees ? candidate.protocol : null };
     const o = probed.output;
-    const routerSees = o.running && o.connected_seconds_ago !== null && o.rx_bytes > 0 && o.tx_bytes > 0;
+    // A WireGuard handshake older than a session's life proves nothing (the router keeps printing it).
+    const fresh =
+      o.connected_seconds_ago !== null &&
+      (candidate.protocol !== 'WIREGUARD' || o.connected_seconds_ago * 1000 <= options.handshakeFreshMs);
+    const routerSees = o.running && fresh && o.rx_bytes > 0 && o.tx_bytes > 0;
     const dataPlaneConfirmed = serverSees && routerSees;
     const reachable = o.address_present && o.ping_received > 0;
     let observed: TransportProtocol | null = dataPlaneConfirmed ? candidate.protocol : null;
