@@ -169,4 +169,5 @@ export const CLOUD_VERBS = {
 export const WIREGUARD_PEER_VERBS = {
   'show-client-config': (table: MenuTable, ctx: CommandContext) =>
     ctx.sim.backToHome.showClientConfig(table, ctx),
+  print: (table: MenuTable, ctx: CommandContext) => printRefreshed(table, ctx),
 };
