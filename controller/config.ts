@@ -116,6 +116,26 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9.:-]{1,100}$/, 'expected a Firebase project id')
     .optional(),
+  // ---- remote access (docs/api/remote-access.md) ----
+  /** Public host routers dial for their WireGuard/SSTP tunnel ({vpn_host}); unset: no VPN end (503). */
+  vpnHost: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]{1,255}$/, 'expected a host name or address')
+    .optional(),
+  /** The VPN server's WireGuard interface, driven with `wg`. */
+  vpnWireguardInterface: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,15}$/)
+    .default('wg0'),
+  /** Port of accel-ppp's SSTP server. */
+  vpnSstpPort: z.coerce.number().int().min(1).max(65535).default(443),
+  /** accel-ppp's chap-secrets file, where SSTP accounts are written. */
+  vpnChapSecrets: z.string().min(1).default('/etc/accel-ppp/chap-secrets'),
+  /** Base64 32-byte key sealing remote-access secrets at rest; unset: one made in the data directory. */
+  remoteAccessKey: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes')
+    .optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -162,6 +182,11 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   migrationLeaseMs: 'TICKETNET_MIGRATION_LEASE_MS',
   fcmServiceAccount: 'TICKETNET_FCM_SERVICE_ACCOUNT',
   fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
+  vpnHost: 'TICKETNET_VPN_HOST',
+  vpnWireguardInterface: 'TICKETNET_VPN_WIREGUARD_INTERFACE',
+  vpnSstpPort: 'TICKETNET_VPN_SSTP_PORT',
+  vpnChapSecrets: 'TICKETNET_VPN_CHAP_SECRETS',
+  remoteAccessKey: 'TICKETNET_REMOTE_ACCESS_KEY',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

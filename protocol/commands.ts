@@ -189,6 +189,20 @@ const SALES_ENTRY_SCHEMA = z.object({
   source: z.string().max(64).optional(),
 });
 
+// ---- remote access (WireGuard / SSTP transport, rescue relay) ----
+const WG_KEY = z
+  .string()
+  .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
+const IPV4 = z.ipv4();
+const RA_INTERFACE = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/);
+const RA_HOST = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[A-Za-z0-9.:-]+$/);
+const RA_PORT = z.int().min(1).max(65535);
+export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
+
 /**
  * The closed command catalogue: name → params schema, output schema, default timeout.
  * Flat on purpose; a new command is one entry here (plus its handler in the agent).
@@ -461,6 +475,111 @@ export const COMMANDS = {
   'hotspot.profiles.list': {
     params: z.strictObject({}),
     output: z.object({ profiles: z.array(HOTSPOT_PROFILE_SCHEMA).max(1000) }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  // ---- remote access: applied only through the remote-access module's rules ----
+  /**
+   * Creates or updates the WireGuard interface `interface` (RouterOS 7 only) with the private key,
+   * one peer (the {vpn_host} end) and the router's tunnel address. Idempotent: a replay rewrites
+   * the same entries. Answers the public key the router derived from the private key.
+   */
+  'vpn.wireguard.apply': {
+    params: z.strictObject({
+      interface: RA_INTERFACE,
+      private_key: WG_KEY,
+      preshared_key: WG_KEY,
+      server_public_key: WG_KEY,
+      endpoint_host: RA_HOST,
+      endpoint_port: RA_PORT,
+      /** The router's management address on the tunnel, e.g. 10.96.0.2/32. */
+      address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/32$/),
+      /** What the router sends through the tunnel (the server's block). */
+      allowed_address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/),
+      keepalive_seconds: z.int().min(0).max(3600),
+    }),
+    output: z.object({ interface: RA_INTERFACE, public_key: WG_KEY }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+    secretParams: ['private_key', 'preshared_key'],
+  },
+  /** Creates or updates the SSTP client interface `interface` dialling the {vpn_host} end. Idempotent. */
+  'vpn.sstp.apply': {
+    params: z.strictObject({
+      interface: RA_INTERFACE,
+      connect_to: RA_HOST,
+      port: RA_PORT,
+      user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
+      password: z.string().min(8).max(128),
+    }),
+    output: z.object({ interface: RA_INTERFACE }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+    secretParams: ['password'],
+  },
+  /**
+   * Proves a transport on the router: the interface runs, the tunnel is up (WireGuard: the peer's
+   * last handshake; SSTP: the client is connected), traffic passed, the router holds its own
+   * management address, and pings from that address to the server's answer. Read only.
+   */
+  'vpn.probe': {
+    params: z.strictObject({
+      protocol: z.enum(TRANSPORT_PROTOCOLS),
+      interface: RA_INTERFACE,
+      server_address: IPV4,
+      router_address: IPV4,
+    }),
+    output: z.object({
+      present: z.boolean(),
+      running: z.boolean(),
+      /** Seconds since the last WireGuard handshake / the SSTP link came up; null: never. */
+      connected_seconds_ago: z.int().min(0).nullable(),
+      rx_bytes: count,
+      tx_bytes: count,
+      address_present: z.boolean(),
+      ping_sent: count,
+      ping_received: count,
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  /** Removes a transport's interface (and its WireGuard peers) from the router; absent is done. */
+  'vpn.transport.remove': {
+    params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE }),
+    output: z.object({ removed: z.boolean() }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+  },
+  /**
+   * Rescue relay (MikroTik's Back To Home under `/ip/cloud`): dynamic DNS first, then the relay
+   * VPN, then (7.14+) a per-user entry named `user`. Touches no firewall, address or route, and
+   * never the L2TP/IPsec quick-setup server. A model or version without it answers
+   * UNAVAILABLE_ON_MODEL (not a failure).
+   */
+  'vpn.rescue.enable': {
+    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/) }),
+    output: z.object({
+      state: z.enum(['ENABLING', 'UNAVAILABLE_ON_MODEL']),
+      reason: z.string().max(200).optional(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+  },
+  /**
+   * Reads the relay's state and client profile. The profile holds a private key: it leaves the
+   * agent only sealed (nacl.box) to `seal_to`, a one-time X25519 key of the controller.
+   */
+  'vpn.rescue.read': {
+    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), seal_to: WG_KEY }),
+    output: z.object({
+      state: z.enum(['READY', 'NOT_READY', 'UNAVAILABLE_ON_MODEL']),
+      vpn_status: z.string().max(500),
+      dns_name: z.string().max(255).nullable(),
+      port: z.int().min(0).max(65535).nullable(),
+      sealed_profile: z
+        .object({ ephemeral_public_key: WG_KEY, nonce: z.string().max(64), box: z.string().max(16_384) })
+        .nullable(),
+    }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
   },

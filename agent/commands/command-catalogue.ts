@@ -18,6 +18,9 @@ import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
 import { applyScript } from './script-apply.js';
+import { probeTransport } from './remote-access-probe.js';
+import { enableRescue, readRescue } from './remote-access-rescue.js';
+import { applySstp, applyWireguard, removeTransport } from './remote-access-transport.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -70,6 +73,13 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'hotspot.profiles.list': async ({ router, signal }) => ({
     profiles: await listHotspotProfiles(router, { signal }),
   }),
+  // ---- remote access ----
+  'vpn.wireguard.apply': ({ router, params, signal }) => applyWireguard(router, params, { signal }),
+  'vpn.sstp.apply': ({ router, params, signal }) => applySstp(router, params, { signal }),
+  'vpn.probe': ({ router, params, signal }) => probeTransport(router, params, { signal }),
+  'vpn.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
+  'vpn.rescue.enable': ({ router, params, signal }) => enableRescue(router, params, { signal }),
+  'vpn.rescue.read': ({ router, params, signal }) => readRescue(router, params, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

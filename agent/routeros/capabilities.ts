@@ -18,6 +18,15 @@ export interface RouterCapabilities {
   version: RouterOsVersion;
   /** How a file on the router's flash comes back to the agent: `/file/read` (7.13+) or FTP. */
   fileTransfer: 'file-read' | 'ftp';
+  /** `/interface/wireguard` exists (RouterOS 7 only). */
+  wireguard: boolean;
+  /**
+   * Back To Home relay VPN under `/ip/cloud` (`back-to-home-vpn`), from 7.12, and only on arm, arm64
+   * and tile hardware (`backToHomeArchitectures`). Its per-user entries came in 7.14 as
+   * `/ip/cloud/back-to-home-users` and were renamed `/ip/cloud/back-to-home-user` in 7.18; before
+   * 7.14 the one client profile is `/ip/cloud`'s `vpn-wireguard-client-config`.
+   */
+  backToHome: { available: boolean; usersMenu: string | null };
   /** Property names that differ between versions. */
   properties: {
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
@@ -58,8 +67,20 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
     version: v,
     // `/file/read file= offset= chunk-size=` exists from 7.13
     fileTransfer: atLeast(v, 7, 13) ? 'file-read' : 'ftp',
+    wireguard: v7,
+    backToHome: {
+      available: atLeast(v, 7, 12),
+      usersMenu: atLeast(v, 7, 18)
+        ? '/ip/cloud/back-to-home-user'
+        : atLeast(v, 7, 14)
+          ? '/ip/cloud/back-to-home-users'
+          : null,
+    },
     properties: {
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },
   };
 }
+
+/** Architectures (`architecture-name`) whose hardware runs Back To Home. */
+export const BACK_TO_HOME_ARCHITECTURES: readonly string[] = ['arm', 'arm64', 'tile'];

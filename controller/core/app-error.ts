@@ -92,6 +92,16 @@ export const ERROR_STATUS = {
   WITHDRAWALS_DISABLED: 409,
   /** A withdrawal over the available balance, or with a balance under the minimum. */
   INSUFFICIENT_FUNDS: 400,
+  // ---- remote access (docs/api/remote-access.md) ----
+  /** A management probe without `candidate_channel_id`. */
+  VPN_CANDIDATE_CHANNEL_REQUIRED: 400,
+  /** `candidate_channel_id` is not a channel of that allocation (a protocol name, a profile id…). */
+  VPN_CANDIDATE_CHANNEL_NOT_FOUND: 400,
+  TRANSPORT_ATTEMPT_NOT_FOUND: 404,
+  /** A channel move the state machine refuses (a revoked channel probed, for instance). */
+  CHANNEL_TRANSITION_REFUSED: 409,
+  /** The {vpn_host} end did not answer (or none is configured). */
+  VPN_HOST_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

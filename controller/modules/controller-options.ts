@@ -8,6 +8,7 @@ import type { AgentHubOptions } from '../hub/index.js';
 import type { NasDirectory, RadiusServiceOptions } from '../radius/index.js';
 import type { MigrationOptions } from './migration/index.js';
 import type { HttpClient, PushSender } from './notifications/index.js';
+import type { ProbeOptions, VpnHost } from './remote-access/index.js';
 
 export interface ControllerOptions {
   config: Config;
@@ -26,4 +27,6 @@ export interface ControllerOptions {
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
   httpClient?: HttpClient;
+  /** Tests inject a fake {vpn_host} end and shorten the management probe's waits. */
+  remoteAccess?: { vpnHost?: VpnHost; probe?: Partial<ProbeOptions> };
 }

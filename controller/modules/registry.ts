@@ -27,6 +27,11 @@ import {
   type PremiereAuthNotifier,
 } from './notifications/index.js';
 import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
+import {
+  remoteAccessModule,
+  type RemoteAccessService,
+  type RemoteAccessTables,
+} from './remote-access/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
 import { shopModule, type ShopService, type ShopTables } from './shop/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
@@ -58,6 +63,7 @@ export const MODULES = [
   migrationModule,
   adminModule,
   shopModule,
+  remoteAccessModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -85,6 +91,7 @@ export interface Services {
   affluence: AffluenceService;
   migration: MigrationService;
   shop: ShopService;
+  remoteAccess: RemoteAccessService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -103,4 +110,5 @@ export interface Database
     SalesTables,
     NotificationsTables,
     MigrationTables,
-    ShopTables {}
+    ShopTables,
+    RemoteAccessTables {}

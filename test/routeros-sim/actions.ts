@@ -2,6 +2,8 @@
 // run and import, hotspot login, lease make-static.
 import { isIP } from 'node:net';
 import { RosTrap, noSuchCommand, noSuchItem, pause } from './command-types.js';
+import { SSTP_CLIENT_VERBS } from './vpn-tunnels.js';
+import { CLOUD_VERBS, WIREGUARD_PEER_VERBS } from './back-to-home.js';
 import type { CommandContext, CommandHandler, CommandResult } from './command-types.js';
 import { buildBackup } from './backup-file.js';
 import type { MenuTable } from './menu-table.js';
@@ -59,7 +61,10 @@ const ping: CommandHandler = async (ctx) => {
   if (!(count > 0)) throw new RosTrap('invalid value for argument count');
   const intervalMs = parseInterval(attrs.get('interval'), timing.pingIntervalMs);
   const size = attrs.get('size') ?? '56';
-  const dead = UNREACHABLE.some((re) => re.test(address));
+  const src = attrs.get('src-address');
+  // From a tunnel's address, only that tunnel carries the ping (vpn-tunnels.ts).
+  const tunnel = src ? ctx.sim.tunnels.pingThrough(address, src, Number(size)) : undefined;
+  const dead = tunnel === false || UNREACHABLE.some((re) => re.test(address));
   const rtts: number[] = [];
   let sent = 0;
   for (let seq = 0; seq < count && !ctx.signal.aborted; seq++) {
@@ -199,4 +204,7 @@ export const MENU_VERBS: Readonly<Record<string, Record<string, MenuVerb>>> = {
   },
   '/ip/dhcp-server/lease': { 'make-static': makeStatic },
   '/container': { start: containerState('running'), stop: containerState('stopped') },
+  '/interface/sstp-client': SSTP_CLIENT_VERBS,
+  '/ip/cloud': CLOUD_VERBS,
+  '/interface/wireguard/peers': WIREGUARD_PEER_VERBS,
 };

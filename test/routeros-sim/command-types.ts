@@ -2,6 +2,8 @@
 import type { FaultController } from './faults.js';
 import type { HotspotNas } from './hotspot-nas.js';
 import type { Prng } from './prng.js';
+import type { SimTunnels } from './vpn-tunnels.js';
+import type { SimBackToHome } from './back-to-home.js';
 import type { RecordView } from './query-filter.js';
 import type { RouterState } from './router-state.js';
 
@@ -34,6 +36,10 @@ export interface SimContext {
   rng: Prng;
   /** The router's hotspot as a RADIUS NAS (logins, sessions, accounting). */
   nas: HotspotNas;
+  /** The remote-access tunnels (WireGuard, SSTP client) and whether each is up. */
+  tunnels: SimTunnels;
+  /** The Back To Home relay under /ip/cloud. */
+  backToHome: SimBackToHome;
 }
 
 export interface CommandRequest {

@@ -30,6 +30,7 @@
 // | fragmentReplies     | reply bytes go out in small separate TCP writes (true = up to 7 bytes) |
 // | noise               | extra sentences: replies on unknown tags, unknown reply words          |
 // |                     | (true = a chance of 0.25 before each reply; or the chance itself)      |
+// | blockWireguardUdp   | WireGuard handshakes never reach the VPN end (UDP filtered on the way) |
 // | radiusUnreachable   | the hotspot's RADIUS requests are never sent (true / 'requests'), or   |
 // |                     | sent but every reply is dropped ('replies')                            |
 import { EventEmitter } from 'node:events';
@@ -86,6 +87,8 @@ export interface Faults {
   noise?: boolean | number;
   /** RADIUS requests of the hotspot are not sent (true, 'requests') or their replies are dropped ('replies'). */
   radiusUnreachable?: boolean | 'requests' | 'replies';
+  /** WireGuard's UDP never reaches the VPN end: no handshake (SSTP over TCP 443 still passes). */
+  blockWireguardUdp?: boolean;
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -109,6 +112,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'fragmentReplies',
   'noise',
   'radiusUnreachable',
+  'blockWireguardUdp',
 ]);
 
 /** What RouterOS answers when its configuration database does not respond in time. */

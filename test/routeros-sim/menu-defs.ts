@@ -1,6 +1,7 @@
 // The menus the simulator knows, with RouterOS-like defaults and rules. Only
 // declarative facts here; commands live in menu-commands.ts / actions.
 import type { MenuDef } from './menu-table.js';
+import { VPN_MENUS } from './vpn-menus.js';
 
 const counters = { 'bytes-in': '0', 'bytes-out': '0', 'packets-in': '0', 'packets-out': '0' };
 
@@ -594,4 +595,5 @@ export const MENU_DEFS: readonly MenuDef[] = [
     defaults: () => ({ status: 'stopped', 'start-on-boot': 'false', logging: 'false' }),
     fieldOrder: ['name', 'remote-image', 'interface', 'envlist', 'root-dir', 'status'],
   },
+  ...VPN_MENUS,
 ];

@@ -28,6 +28,8 @@ import { seedRouter } from './seed-data.js';
 import type { SeedOptions, SeedReport } from './seed-data.js';
 import { seedUserAccounts } from './user-accounts.js';
 import { capabilitiesFor } from './version-caps.js';
+import { SimTunnels, type VpnPeerEnd } from './vpn-tunnels.js';
+import { SimBackToHome } from './back-to-home.js';
 import type { Capabilities } from './version-caps.js';
 
 export interface RouterSimOptions {
@@ -63,6 +65,10 @@ export interface RouterSimOptions {
   interimTimers?: boolean;
   /** UDP port for /radius incoming (CoA, Disconnect) instead of its configured port; 0 = any free one. */
   radiusIncomingPort?: number;
+  /** The VPN server the router's WireGuard and SSTP tunnels reach (none: they never come up). */
+  vpnPeerEnd?: VpnPeerEnd;
+  /** Time the Back To Home relay takes to come up once enabled (default 20 s: incomplete at 6 s). */
+  backToHomeReadyMs?: number;
 }
 
 export class RouterSim {
@@ -122,6 +128,8 @@ export class RouterSim {
       timing: { pingIntervalMs: options.pingIntervalMs ?? 20, backupDelayMs: options.backupDelayMs ?? 30 },
       rng,
       nas: this.nas,
+      tunnels: new SimTunnels(this.state, this.faults, options.vpnPeerEnd),
+      backToHome: new SimBackToHome(this.state, options.backToHomeReadyMs ?? 20_000),
     };
     this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));

@@ -61,6 +61,10 @@ export interface Capabilities {
   scriptRandom: boolean;
   /** Property of `/container/envs` naming the list an env belongs to: `name` (7.4..7.19), `list` (7.20+). */
   containerEnvListProp: 'name' | 'list';
+  /** 7.12+: Back To Home under `/ip/cloud` (`back-to-home-vpn`); the hardware must be arm, arm64 or tile too. */
+  backToHome: boolean;
+  /** Back To Home per-user menu: none before 7.14, `back-to-home-users` 7.14..7.17, `back-to-home-user` 7.18+. */
+  backToHomeUsersMenu: '/ip/cloud/back-to-home-users' | '/ip/cloud/back-to-home-user' | null;
 }
 
 const V6_POLICIES = [
@@ -120,5 +124,11 @@ export function capabilitiesFor(versionText: string): Capabilities {
     container: atLeast(v, 7, 4),
     scriptRandom: v7,
     containerEnvListProp: atLeast(v, 7, 20) ? 'list' : 'name',
+    backToHome: atLeast(v, 7, 12),
+    backToHomeUsersMenu: atLeast(v, 7, 18)
+      ? '/ip/cloud/back-to-home-user'
+      : atLeast(v, 7, 14)
+        ? '/ip/cloud/back-to-home-users'
+        : null,
   };
 }

@@ -97,3 +97,29 @@ export const updateFacts = (db: Db, allocationId: string, facts: FactColumns, at
     .where('id', '=', allocationId)
     .where((eb) => eb.or([eb('facts_updated_at', 'is', null), eb('facts_updated_at', '<=', at)]))
     .execute();
+
+/** The client's live (not revoked) allocation of a router serial, the oldest when several claim it. */
+export const findLiveBySerial = (db: Db, clientId: string, serial: string) =>
+  db
+    .selectFrom('allocations')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('router_serial', '=', serial)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at')
+    .orderBy('id')
+    .executeTakeFirst();
+
+/** A new enrolment code for a slot whose agent has not enrolled yet (the previous code stops working). */
+export const replaceEnrolCode = (db: Db, id: string, codeHash: string, expiresAt: string) =>
+  db
+    .updateTable('allocations')
+    .set({ enrol_code_hash: codeHash, enrol_code_expires_at: expiresAt })
+    .where('id', '=', id)
+    .where('enrolled_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+
+/** What the app said of a router it made a slot for; `facts_updated_at` stays null so the agent's facts win. */
+export const setAppFacts = (db: Db, id: string, facts: FactColumns) =>
+  db.updateTable('allocations').set(facts).where('id', '=', id).execute();

@@ -148,6 +148,53 @@ export class AllocationsService {
     };
   }
 
+  /**
+   * The client's slot of a router, found by its serial or made for it, with a fresh enrolment code
+   * while its agent has not enrolled (codes are stored hashed, so a code is only ever shown once:
+   * asking again replaces it). Another tenant's router with that serial is not seen.
+   */
+  async slotForRouter(
+    clientId: string,
+    router: { serial: string; identity?: string | undefined; model?: string | undefined },
+  ): Promise<{ allocation: AllocationView; enrolment: Enrolment | null; created: boolean }> {
+    const found = await q.findLiveBySerial(this.db, clientId, router.serial);
+    if (found) return { ...(await this.enrolmentOf(clientId, found.id)), created: false };
+    const made = await this.create(clientId, {});
+    await q.setAppFacts(this.db, made.allocation.id, {
+      router_serial: router.serial,
+      ...(router.identity !== undefined ? { router_identity: router.identity } : {}),
+      ...(router.model !== undefined ? { router_model: router.model } : {}),
+    });
+    return {
+      allocation: await this.get(clientId, made.allocation.id),
+      enrolment: made.enrolment,
+      created: true,
+    };
+  }
+
+  /** The client's allocation and, until its agent enrols, a fresh enrolment code (404 otherwise). */
+  async enrolmentOf(
+    clientId: string,
+    id: string,
+  ): Promise<{ allocation: AllocationView; enrolment: Enrolment | null }> {
+    const allocation = await this.get(clientId, id);
+    if (allocation.status !== 'AWAITING_ENROLMENT' && allocation.status !== 'ENROLMENT_EXPIRED')
+      return { allocation, enrolment: null };
+    const code = generateEnrolCode();
+    const expiresAt = iso(new Date(this.clock.now().getTime() + ENROL_CODE_TTL_MS));
+    await q.replaceEnrolCode(this.db, id, hashEnrolCode(code), expiresAt);
+    const controllerUrl = this.options.publicUrl();
+    return {
+      allocation: await this.get(clientId, id),
+      enrolment: {
+        code,
+        expires_at: expiresAt,
+        controller_url: controllerUrl,
+        install: installCommands(controllerUrl, code),
+      },
+    };
+  }
+
   async list(clientId: string): Promise<AllocationView[]> {
     const now = this.clock.now();
     const rows = await q.listForClient(this.db, clientId);

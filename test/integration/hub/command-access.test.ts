@@ -23,6 +23,33 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'radius.status': {},
   // --- ticket shop ---
   'hotspot.profiles.list': {},
+  'vpn.wireguard.apply': {
+    interface: 'tn-wireguard',
+    private_key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=',
+    preshared_key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=',
+    server_public_key: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=',
+    endpoint_host: 'vpn.example.net',
+    endpoint_port: 51820,
+    address: '10.96.0.2/32',
+    allowed_address: '10.96.0.0/12',
+    keepalive_seconds: 25,
+  },
+  'vpn.sstp.apply': {
+    interface: 'tn-sstp',
+    connect_to: 'vpn.example.net',
+    port: 443,
+    user: 'tn-1',
+    password: 'p4ssw0rd-long',
+  },
+  'vpn.probe': {
+    protocol: 'WIREGUARD',
+    interface: 'tn-wireguard',
+    server_address: '10.96.0.1',
+    router_address: '10.96.0.2',
+  },
+  'vpn.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
+  'vpn.rescue.enable': { user: 'ticketnet' },
+  'vpn.rescue.read': { user: 'ticketnet', seal_to: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=' },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -42,6 +69,12 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'radius.status': 202,
   // --- ticket shop ---
   'hotspot.profiles.list': 202,
+  'vpn.wireguard.apply': 403,
+  'vpn.sstp.apply': 403,
+  'vpn.probe': 202,
+  'vpn.transport.remove': 403,
+  'vpn.rescue.enable': 403,
+  'vpn.rescue.read': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

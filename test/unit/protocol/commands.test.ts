@@ -158,6 +158,10 @@ describe('command catalogue: effects and secret params', () => {
       'hotspot.users.remove',
       'hotspot.users.restore',
       'router.script.apply',
+      'vpn.rescue.enable',
+      'vpn.sstp.apply',
+      'vpn.transport.remove',
+      'vpn.wireguard.apply',
     ]);
     for (const name of ['system.reboot', 'toString', '__proto__', ''])
       expect(changesRouter(name), name).to.equal(false);
@@ -177,6 +181,13 @@ describe('command catalogue: effects and secret params', () => {
     ['system.reboot', { source: 'x' }, undefined],
     ['router.script.apply', null, undefined],
     ['router.script.apply', 'source', undefined],
+    [
+      'vpn.wireguard.apply',
+      { interface: 'tn-wireguard', private_key: 'k', preshared_key: 'p', endpoint_port: 51820 },
+      { interface: 'tn-wireguard', private_key: REDACTED, preshared_key: REDACTED, endpoint_port: 51820 },
+    ],
+    ['vpn.sstp.apply', { user: 'tn-1', password: 'pw' }, { user: 'tn-1', password: REDACTED }],
+    ['vpn.probe', { interface: 'tn-sstp' }, undefined],
   ];
   for (const [name, params, expected] of cases) {
     it(`redacts ${name} ${JSON.stringify(params)}`, () => {
