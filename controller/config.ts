@@ -116,6 +116,16 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9.:-]{1,100}$/, 'expected a Firebase project id')
     .optional(),
+  // ---- client equipment ----
+  /** Whether the Suivi Pro device quota refuses adds (false: the add passes, `enforced` says so). */
+  equipmentQuotaEnforced: booleanish.default(false),
+  /** First and last dst-nat port reserved for client devices on each router (`20000-29999`). */
+  equipmentPorts: z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, 'expected FIRST-LAST')
+    .transform((v) => v.split('-').map(Number) as [number, number])
+    .refine(([a, b]) => a >= 1024 && b <= 65535 && a <= b, 'expected 1024 <= FIRST <= LAST <= 65535')
+    .prefault('20000-29999'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -162,6 +172,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   migrationLeaseMs: 'TICKETNET_MIGRATION_LEASE_MS',
   fcmServiceAccount: 'TICKETNET_FCM_SERVICE_ACCOUNT',
   fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
+  equipmentQuotaEnforced: 'TICKETNET_EQUIPMENT_QUOTA_ENFORCED',
+  equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

@@ -98,6 +98,7 @@ export {
   changesRouter,
   redactParams,
   REDACTED,
+  equipmentMarker,
 } from './commands.js';
 export type {
   CommandSpec,

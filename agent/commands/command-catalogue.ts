@@ -12,6 +12,9 @@ import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
 import { applyScript } from './script-apply.js';
+import { pinEquipment, unpinEquipment } from './equipment-pin.js';
+import { readEquipmentStatus } from './equipment-status.js';
+import { scanLan } from './lan-scan.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -60,6 +63,11 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'router.script.apply': ({ router, params, signal }) =>
     applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
+  // client equipment
+  'lan.scan': ({ router, signal }) => scanLan(router, { signal }),
+  'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),
+  'equipment.status': ({ router, params, signal }) => readEquipmentStatus(router, params, { signal }),
+  'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

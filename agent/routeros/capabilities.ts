@@ -18,6 +18,11 @@ export interface RouterCapabilities {
   version: RouterOsVersion;
   /** How a file on the router's flash comes back to the agent: `/file/read` (7.13+) or FTP. */
   fileTransfer: 'file-read' | 'ftp';
+  /**
+   * What a `/tool/netwatch` probe can test: a TCP connection to a port (`type=tcp-conn port=`, 7.4+),
+   * or only an ICMP echo to the host (6.x and early 7: no `type`).
+   */
+  netwatchProbe: 'tcp-conn' | 'icmp';
   /** Property names that differ between versions. */
   properties: {
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
@@ -58,6 +63,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
     version: v,
     // `/file/read file= offset= chunk-size=` exists from 7.13
     fileTransfer: atLeast(v, 7, 13) ? 'file-read' : 'ftp',
+    netwatchProbe: atLeast(v, 7, 4) ? 'tcp-conn' : 'icmp',
     properties: {
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },

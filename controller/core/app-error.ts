@@ -83,6 +83,16 @@ export const ERROR_STATUS = {
   SERVICE_UNAVAILABLE: 503,
   /** A router command run for a request had no outcome in time (it stays recorded; it may still end). */
   ROUTER_COMMAND_TIMEOUT: 504,
+  // ---- client equipment (docs/api/equipment.md) ----
+  /** The serial is unknown, another client's, or the registry and the allocation disagree about it. */
+  ROUTER_NOT_OWNED: 404,
+  DEVICE_NOT_FOUND: 404,
+  /** The Suivi Pro plan's device cap is reached (a tier reached, not a missing right). */
+  DEVICE_QUOTA_REACHED: 402,
+  /** The quota is enforced and the client holds no active Suivi Pro plan. */
+  SUIVI_PRO_REQUIRED: 403,
+  /** Every dst-nat port of the router's range is reserved. */
+  EQUIPMENT_PORTS_EXHAUSTED: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -132,6 +132,8 @@ export class AgentHub implements SessionHost, LocalLinks {
   /** Where the next sweep's ownership check starts among the held links. */
   #checkNext = 0;
   #closing = false;
+  /** Told when an agent's link comes up on this instance (modules that wait for a router resume). */
+  readonly #linkUpListeners = new Set<(allocationId: string) => void>();
 
   constructor(deps: AgentHubDeps, options: AgentHubOptions) {
     this.#agentLinks = deps.links;
@@ -350,6 +352,16 @@ export class AgentHub implements SessionHost, LocalLinks {
     if (previous && previous !== session) {
       previous.refuse('SESSION_REPLACED', 'a newer connection of this agent took over');
     }
+    for (const listener of this.#linkUpListeners) listener(agent.allocationId);
+  }
+
+  /**
+   * Calls `listener` each time an agent's link comes up on this instance (after it is recorded
+   * CONNECTED). A listener must not throw nor block: it starts its own work. Returns the unsubscribe.
+   */
+  onLinkUp(listener: (allocationId: string) => void): () => void {
+    this.#linkUpListeners.add(listener);
+    return () => this.#linkUpListeners.delete(listener);
   }
 
   async release(session: AgentSession): Promise<void> {

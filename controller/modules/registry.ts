@@ -16,6 +16,7 @@ import { accountsModule, type AccountsService, type AccountsTables } from './acc
 import { adminModule } from './admin/index.js';
 import { affluenceModule, type AffluenceService } from './affluence/index.js';
 import { allocationsModule, type AllocationsService, type AllocationsTables } from './allocations/index.js';
+import { equipmentModule, type EquipmentService, type EquipmentTables } from './equipment/index.js';
 import { healthModule } from './health/index.js';
 import { licencesModule, type LicencesService, type LicencesTables } from './licences/index.js';
 import { migrationModule, type MigrationService, type MigrationTables } from './migration/index.js';
@@ -56,6 +57,7 @@ export const MODULES = [
   affluenceModule,
   migrationModule,
   adminModule,
+  equipmentModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -82,6 +84,7 @@ export interface Services {
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
   migration: MigrationService;
+  equipment: EquipmentService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -99,4 +102,5 @@ export interface Database
     TakeoverTables,
     SalesTables,
     NotificationsTables,
-    MigrationTables {}
+    MigrationTables,
+    EquipmentTables {}

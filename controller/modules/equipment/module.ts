@@ -1,0 +1,47 @@
+import { defineModule } from '../define-module.js';
+import { DeviceChecks } from './device-checks.js';
+import { DeviceWatch } from './device-watch.js';
+import { equipmentMonitorJob } from './jobs.js';
+import * as m0050 from './migrations/0050-equipment.js';
+import { equipmentRoutes } from './routes.js';
+import { EquipmentService } from './service.js';
+
+/** How long a request waits for the agent to run a router change or read. */
+const COMMAND_WAIT_MS = 20_000;
+
+export const equipmentModule = defineModule({
+  name: 'equipment',
+  tables: ['equipment_devices'],
+  migrations: { '0050-equipment': m0050 },
+  provides: ['equipment'],
+  build: ({ db, clock, logger, config, use }) => {
+    const log = logger.child({ module: 'equipment' });
+    const deps = {
+      allocations: use('allocations'),
+      nas: use('nas'),
+      runner: use('runner'),
+      licences: use('licences'),
+      notifications: use('notifications'),
+    };
+    const equipment = new EquipmentService(db, clock, log, deps, {
+      quotaEnforced: config.equipmentQuotaEnforced,
+      ports: config.equipmentPorts,
+      commandWaitMs: COMMAND_WAIT_MS,
+    });
+    const checks = new DeviceChecks(db, clock, equipment.owners, equipment.pins);
+    const watch = new DeviceWatch(db, log, deps, equipment.pins);
+    // A router whose link comes back gets what waited for it at once (the job covers the links
+    // held by other instances within a minute).
+    use('hub').onLinkUp((allocationId) => {
+      void deps.allocations
+        .getWithOwner(allocationId)
+        .then(({ clientId }) => watch.resume(clientId, allocationId))
+        .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
+    });
+    return {
+      services: { equipment },
+      routes: (api) => equipmentRoutes(api, { equipment, checks }),
+      jobs: [equipmentMonitorJob({ watch })],
+    };
+  },
+});
