@@ -30,6 +30,8 @@ export interface LiveSiteOptions {
   /** RouterOS version of the simulator (default 7.19). */
   version?: string;
   identity?: string;
+  /** Loopback address of the simulated router (default 127.0.0.1): routers of one test on distinct hosts. */
+  host?: string;
   relay?: LoopbackAgentOptions['relay'];
   agentLogger?: AgentLogger;
   /** Waited for on the allocation besides a connected link and the router's serial. */
@@ -95,6 +97,7 @@ export async function startLiveStack(
         serial: o.serial,
         version: o.version ?? '7.19',
         ...(o.identity ? { identity: o.identity } : {}),
+        ...(o.host ? { host: o.host } : {}),
         password: SIM_PASSWORD,
       });
       await sim.start();
@@ -110,7 +113,7 @@ export async function startLiveStack(
         stateDir,
         controllerUrl: baseUrl,
         enrolCode: enrolment.code,
-        router: { port: sim.port, password: SIM_PASSWORD },
+        router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
         relay: o.relay,
         ...(o.agentLogger ? { logger: o.agentLogger } : {}),
       });
