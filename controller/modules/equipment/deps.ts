@@ -3,11 +3,11 @@ import type { AllocationsService } from '../allocations/index.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
 import type { LicencesService } from '../licences/index.js';
 import type { NotificationsService } from '../notifications/index.js';
-import type { RegistryReader } from './router-owner.js';
+import type { NasService } from '../nas/index.js';
 
 export interface EquipmentDeps {
   allocations: Pick<AllocationsService, 'list' | 'getWithOwner'>;
-  nas: RegistryReader;
+  nas: Pick<NasService, 'topology' | 'addTopologyExtension'>;
   runner: Pick<AgentCommandRunner, 'run' | 'runForRequest'>;
   licences: Pick<LicencesService, 'listForClient' | 'listPlans'>;
   notifications: Pick<NotificationsService, 'notify'>;

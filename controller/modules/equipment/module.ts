@@ -4,6 +4,7 @@ import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
 import * as m0050 from './migrations/0050-equipment.js';
 import { equipmentRoutes } from './routes.js';
+import { topologyBlock } from './topology-block.js';
 import { EquipmentService } from './service.js';
 
 /** How long a request waits for the agent to run a router change or read. */
@@ -30,6 +31,8 @@ export const equipmentModule = defineModule({
     });
     const checks = new DeviceChecks(db, clock, equipment.owners, equipment.pins);
     const watch = new DeviceWatch(db, log, deps, equipment.pins);
+    // The RADIUS topology (the NAS module's route) shows the PRIMARY's devices and the quota.
+    deps.nas.addTopologyExtension(topologyBlock(db, deps, equipment));
     // A router whose link comes back gets what waited for it at once (the job covers the links
     // held by other instances within a minute).
     use('hub').onLinkUp((allocationId) => {

@@ -467,4 +467,29 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     expect(await throughForward(apPort)).to.be.oneOf(['ECONNREFUSED', 'ECONNRESET']);
     expect((await api('POST', `/devices/${apId}/verify`)).status).to.equal(404);
   });
+
+  it("the RADIUS topology shows the PRIMARY's devices and web access, and the capabilities", async function () {
+    this.timeout(30_000);
+    const enrol = await stack.radius('POST', '/nas', { router_serial: SERIAL_7 });
+    expect(enrol.status, JSON.stringify(enrol.body)).to.equal(201);
+    const res = await stack.radius('GET', '/topology');
+    expect(res.status).to.equal(200);
+    const { primary, capabilities } = res.body;
+    expect(primary).to.include({ shortname: 'Site-7', allocation_id: a.allocationId });
+    expect(primary.devices.map((d: { lan_ip: string }) => d.lan_ip)).to.deep.equal(['192.168.50.21']);
+    expect(primary.devices[0].hardware).to.deep.equal({
+      anchored: true,
+      needs_revalidation: false,
+      reason: null,
+    });
+    expect(primary.web_access).to.include({ reachable: true });
+    expect(capabilities).to.deep.include({
+      enforced: false,
+      can_add_devices: false,
+      reason: 'SUIVI_PRO_REQUIRED',
+    });
+    // still the client's router for the equipment: the registry agrees with the slot
+    const scan = await api('GET', `/scan?router_serial=${SERIAL_7}`);
+    expect(scan.status).to.equal(200);
+  });
 });
