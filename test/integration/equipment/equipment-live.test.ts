@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RouterSim } from '../../routeros-sim/router-sim.js';
+import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';

@@ -32,7 +32,9 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
     agent_only: true,
     probe_interval_seconds: 60,
   },
-  'equipment.status': { devices: [{ device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b', lan_ip: '192.168.50.20', mac: null }] },
+  'equipment.status': {
+    devices: [{ device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b', lan_ip: '192.168.50.20', mac: null }],
+  },
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
 };
 
