@@ -33,7 +33,12 @@ import type {
 import { controllerRefusal, LinkError } from './link-error.js';
 
 /** Messages the controller sends after the handshake (a batch's are handed over one by one). */
-export type ControllerMessage = MessageOf<'command' | 'report_ack' | 'ping' | 'pong' | 'error' | 'radius'>;
+export type ControllerMessage = MessageOf<
+  'command' | 'report_ack' | 'ping' | 'pong' | 'error' | 'radius' | StreamMessageType
+>;
+
+/** The byte-stream messages the controller sends (version 3). */
+export type StreamMessageType = 'stream_open' | 'stream_data' | 'stream_credit' | 'stream_close';
 
 /**
  * Longest time an ack waits for company. The command is already journalled (that is what the ack
@@ -90,6 +95,10 @@ const CONTROLLER_TYPES: readonly MessageType[] = [
   'pong',
   'error',
   'radius',
+  'stream_open',
+  'stream_data',
+  'stream_credit',
+  'stream_close',
   'batch',
 ];
 

@@ -93,6 +93,14 @@ export const ERROR_STATUS = {
   SUIVI_PRO_REQUIRED: 403,
   /** Every dst-nat port of the router's range is reserved. */
   EQUIPMENT_PORTS_EXHAUSTED: 409,
+  /** The relay opens only ACTIVE devices whose router is still the client's on its slot. */
+  DEVICE_NOT_ACTIVE: 409,
+  /** The router's agent link is down (or held by an agent too old for the relay). */
+  EQUIPMENT_LINK_DOWN: 503,
+  /** The agent could not reach the router's forward (refused, or the rule is gone). */
+  DEVICE_RELAY_FAILED: 502,
+  /** The device did not answer through the relay in time. */
+  DEVICE_NOT_RESPONDING: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

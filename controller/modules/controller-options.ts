@@ -25,5 +25,7 @@ export interface ControllerOptions {
   migration?: Partial<Omit<MigrationOptions, 'autoConfirm'>>;
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
+  /** Tests shorten how long the equipment relay waits for a device's answer. */
+  equipment?: { relayTimeoutMs?: number };
   httpClient?: HttpClient;
 }

@@ -23,6 +23,8 @@ export interface LiveStackOptions {
   /** The controller's clock: the system clock by default. */
   clock?: Clock;
   logger?: Logger;
+  /** Shorter equipment relay timers (tests of a device that does not answer). */
+  equipment?: { relayTimeoutMs?: number };
 }
 
 export interface LiveSiteOptions {
@@ -70,6 +72,7 @@ export async function startLiveStack(
     logger: options.logger ?? pino({ level: 'silent' }),
     clock,
     database: db,
+    ...(options.equipment ? { equipment: options.equipment } : {}),
   });
   const t = new TestController(
     controller,

@@ -3,9 +3,13 @@ import { DeviceChecks } from './device-checks.js';
 import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
 import * as m0050 from './migrations/0050-equipment.js';
+import { relayMiddleware } from './relay.js';
 import { equipmentRoutes } from './routes.js';
 import { topologyBlock } from './topology-block.js';
 import { EquipmentService } from './service.js';
+
+/** How long the relay waits for a device to start answering. */
+const RELAY_TIMEOUT_MS = 30_000;
 
 /** How long a request waits for the agent to run a router change or read. */
 const COMMAND_WAIT_MS = 20_000;
@@ -15,7 +19,7 @@ export const equipmentModule = defineModule({
   tables: ['equipment_devices'],
   migrations: { '0050-equipment': m0050 },
   provides: ['equipment'],
-  build: ({ db, clock, logger, config, use }) => {
+  build: ({ db, clock, logger, config, options, use }) => {
     const log = logger.child({ module: 'equipment' });
     const deps = {
       allocations: use('allocations'),
@@ -41,10 +45,17 @@ export const equipmentModule = defineModule({
         .then(({ clientId }) => watch.resume(clientId, allocationId))
         .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
     });
+    const relay = relayMiddleware({
+      equipment,
+      hub: use('hub'),
+      authenticate: use('accounts').authenticate,
+      timeoutMs: options.equipment?.relayTimeoutMs ?? RELAY_TIMEOUT_MS,
+    });
     return {
       services: { equipment },
       routes: (api) => equipmentRoutes(api, { equipment, checks }),
       jobs: [equipmentMonitorJob({ watch })],
+      beforeBodyParser: [relay],
     };
   },
 });

@@ -212,6 +212,36 @@ export class EquipmentService {
     return row;
   }
 
+  /**
+   * What the relay needs to reach a device, checked on every call: the tenant's device, ACTIVE,
+   * its router still the client's on its slot, and that slot's link up.
+   */
+  async relayTarget(clientId: string, id: string) {
+    const row = await this.device(clientId, id);
+    if (row.status !== 'ACTIVE') {
+      throw new AppError('DEVICE_NOT_ACTIVE', 'The access to this device is not in place on its router');
+    }
+    const { owner, allocation } = await this.owners.check(clientId, row);
+    if (owner !== 'OK' || row.needs_revalidation === 1) {
+      throw new AppError('DEVICE_NOT_ACTIVE', 'This device must be confirmed again before it can be opened', {
+        details: { reason: owner !== 'OK' ? owner : row.hardware_reason },
+      });
+    }
+    if (allocation?.link_state !== 'CONNECTED') {
+      throw new AppError(
+        'EQUIPMENT_LINK_DOWN',
+        "The router's agent link is down; the device cannot be reached now",
+      );
+    }
+    return {
+      allocationId: row.allocation_id,
+      dstnatPort: row.dstnat_port,
+      lanIp: row.lan_ip,
+      servicePort: row.service_port,
+      protocol: row.service_protocol,
+    };
+  }
+
   async list(clientId: string) {
     const rows = await q.listDevices(this.db, clientId);
     const allocations = await this.deps.allocations.list(clientId);

@@ -16,9 +16,35 @@ const AP_MAC = '24:A4:3C:10:00:20';
 const CAM_MAC = '18:80:25:10:00:21';
 const BASE = '/api/v1/clients/topology';
 
-/** An HTTP device: answers `<name> <method> <path>`. */
+/** 100 MB, in 1 MiB slices of a pattern that does not compress to nothing. */
+const BIG_BYTES = 100 * 1024 * 1024;
+const SLICE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
+
+/**
+ * An HTTP device: `/big` streams 100 MB (with backpressure), a POST echoes its body, anything else
+ * answers `<name> <method> <path>`; the `Authorization` it received is named in `x-seen-auth`.
+ */
 async function httpDevice(name: string): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
+    res.setHeader('x-seen-auth', req.headers.authorization ?? 'none');
+    if (req.url === '/big') {
+      res.setHeader('content-length', String(BIG_BYTES));
+      let sent = 0;
+      const pump = () => {
+        while (sent < BIG_BYTES) {
+          sent += SLICE.length;
+          if (!res.write(SLICE)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      return pump();
+    }
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => res.end(`${name} POST ${req.headers['content-type']} ${body}`));
+      return;
+    }
     res.setHeader('content-type', 'text/plain');
     res.end(`${name} ${req.method} ${req.url}`);
   });
@@ -74,7 +100,10 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
 
   before(async function () {
     this.timeout(60_000);
-    stack = await startLiveStack(database, { config: { equipmentPorts: `${ports}-${ports + 9}` } });
+    stack = await startLiveStack(database, {
+      config: { equipmentPorts: `${ports}-${ports + 9}` },
+      equipment: { relayTimeoutMs: 1500 },
+    });
     a = await stack.addSite({ serial: SERIAL_7, version: '7.19', identity: 'Site-7' });
     b = await stack.addSite({ serial: SERIAL_6, version: '6.49.10', identity: 'Site-6', host: '127.0.0.2' });
     const ap = await httpDevice('ap');
@@ -195,6 +224,65 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     const r = await api('POST', `/devices/${apId}/repair`);
     expect(r.status).to.equal(200);
     expect(r.body.data).to.include({ already_healthy: true, status: 'ACTIVE' });
+  });
+
+  it('relays the device through the agent: any method and path, our Authorization never forwarded', async function () {
+    this.timeout(20_000);
+    const get = await api('GET', `/access/${apId}/status.cgi?x=1`);
+    expect(get.status).to.equal(200);
+    expect(get.body).to.equal('ap GET /status.cgi?x=1');
+    expect(get.headers['x-seen-auth']).to.equal('none');
+    const root = await api('GET', `/access/${apId}`);
+    expect(root.body).to.equal('ap GET /');
+    const form = await stack.t.request('POST', `${BASE}/access/${apId}/login.cgi`, {
+      token: stack.client.token,
+      raw: 'user=admin&pass=x%26y',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(form.status).to.equal(200);
+    expect(form.body).to.equal('ap POST application/x-www-form-urlencoded user=admin&pass=x%26y');
+    const other = await stack.t.account('client');
+    const foreign = await api('GET', `/access/${apId}/`, undefined, other.token);
+    expect(foreign.status).to.equal(404);
+    expect(foreign.body.error.code).to.equal('DEVICE_NOT_FOUND');
+    expect((await stack.t.request('GET', `${BASE}/access/${apId}/`)).status).to.equal(401);
+  });
+
+  it('streams 100 MB through the relay', async function () {
+    this.timeout(120_000);
+    const { port } = new URL(stack.baseUrl);
+    const received = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: Number(port),
+          path: `${BASE}/access/${apId}/big`,
+          headers: { authorization: `Bearer ${stack.client.token}` },
+          agent: false,
+        },
+        (res) => {
+          let n = 0;
+          res.on('data', (c: Buffer) => (n += c.length));
+          res.on('end', () => resolve(n));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(received).to.equal(BIG_BYTES);
+  });
+
+  it('a device that does not answer is 504', async function () {
+    this.timeout(20_000);
+    a.sim.lan.setOnline(AP_MAC, false);
+    try {
+      const res = await api('GET', `/access/${apId}/`);
+      expect(res.status).to.equal(504);
+      expect(res.body.error.code).to.equal('DEVICE_NOT_RESPONDING');
+    } finally {
+      a.sim.lan.setOnline(AP_MAC, true);
+    }
   });
 
   const breakages: { reason: string; breakIt: (sim: RouterSim, id: string) => void }[] = [
@@ -328,6 +416,9 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     });
     expect(cam.body.data.access_endpoint.nat_managed_by).to.equal('app');
     expect(ruleOf(a.sim, cam.body.data.id)).to.have.length(0);
+    const pending = await api('GET', `/access/${cam.body.data.id}/`);
+    expect(pending.status).to.equal(409);
+    expect(pending.body.error.code).to.equal('DEVICE_NOT_ACTIVE');
 
     a.agent = await startLoopbackAgent({
       stateDir: a.stateDir,
