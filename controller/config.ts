@@ -126,6 +126,13 @@ export const configSchema = z.object({
     .transform((v) => v.split('-').map(Number) as [number, number])
     .refine(([a, b]) => a >= 1024 && b <= 65535 && a <= b, 'expected 1024 <= FIRST <= LAST <= 65535')
     .prefault('20000-29999'),
+  /** Domain under which each device gets its host (`<device id>.<domain>`) for signed links; unset: none. */
+  equipmentDeviceDomain: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i, 'expected a domain name')
+    .optional(),
+  /** Scheme of the device hosts' links (`https` behind the TLS terminator). */
+  equipmentDeviceScheme: z.enum(['http', 'https']).default('https'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -174,6 +181,8 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   fcmProjectId: 'TICKETNET_FCM_PROJECT_ID',
   equipmentQuotaEnforced: 'TICKETNET_EQUIPMENT_QUOTA_ENFORCED',
   equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
+  equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
+  equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

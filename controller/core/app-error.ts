@@ -93,6 +93,10 @@ export const ERROR_STATUS = {
   SUIVI_PRO_REQUIRED: 403,
   /** Every dst-nat port of the router's range is reserved. */
   EQUIPMENT_PORTS_EXHAUSTED: 409,
+  /** A per-device link (`st` or its cookie) expired, altered, or for another host. */
+  ACCESS_LINK_INVALID: 403,
+  /** The per-device host is not configured (`TICKETNET_EQUIPMENT_DEVICE_DOMAIN`). */
+  ACCESS_LINK_UNAVAILABLE: 503,
   /** The relay opens only ACTIVE devices whose router is still the client's on its slot. */
   DEVICE_NOT_ACTIVE: 409,
   /** The router's agent link is down (or held by an agent too old for the relay). */

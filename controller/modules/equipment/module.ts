@@ -1,4 +1,6 @@
+import { loadOrCreateSecret } from '../../secrets.js';
 import { defineModule } from '../define-module.js';
+import { accessHostMiddleware } from './access-host.js';
 import { DeviceChecks } from './device-checks.js';
 import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
@@ -45,17 +47,25 @@ export const equipmentModule = defineModule({
         .then(({ clientId }) => watch.resume(clientId, allocationId))
         .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
     });
-    const relay = relayMiddleware({
+    const relayDeps = {
       equipment,
       hub: use('hub'),
       authenticate: use('accounts').authenticate,
       timeoutMs: options.equipment?.relayTimeoutMs ?? RELAY_TIMEOUT_MS,
-    });
+    };
+    const access = {
+      domain: config.equipmentDeviceDomain,
+      scheme: config.equipmentDeviceScheme,
+      key: loadOrCreateSecret(config.dataDir, 'equipment-access-key'),
+    };
     return {
       services: { equipment },
-      routes: (api) => equipmentRoutes(api, { equipment, checks }),
+      routes: (api) => equipmentRoutes(api, { equipment, checks, clock, access }),
       jobs: [equipmentMonitorJob({ watch })],
-      beforeBodyParser: [relay],
+      beforeBodyParser: [
+        accessHostMiddleware({ ...relayDeps, domain: access.domain, key: access.key, clock }),
+        relayMiddleware(relayDeps),
+      ],
     };
   },
 });

@@ -51,8 +51,28 @@ export function relayMiddleware(deps: RelayDeps): Middleware {
     const match = PATH.exec(ctx.path);
     if (!match) return next();
     const principal = await authenticate(ctx, deps);
-    const deviceId = match[1]!.toLowerCase();
-    const target = await deps.equipment.relayTarget(principal.tenantId, deviceId);
+    await openAndRelay(
+      ctx,
+      deps,
+      principal.tenantId,
+      match[1]!.toLowerCase(),
+      match[2] ?? '/',
+      ctx.querystring,
+    );
+  };
+}
+
+/** Checks the device again, opens a stream to its router's forward and relays the request on it. */
+export async function openAndRelay(
+  ctx: Context,
+  deps: RelayDeps,
+  tenantId: string,
+  deviceId: string,
+  path: string,
+  querystring: string,
+): Promise<void> {
+  {
+    const target = await deps.equipment.relayTarget(tenantId, deviceId);
     const opening = deps.hub.openStream(target.allocationId, target.dstnatPort);
     if (!opening) {
       throw new AppError(
@@ -68,8 +88,8 @@ export function relayMiddleware(deps: RelayDeps): Middleware {
         details: { reason: (err as { reason?: string }).reason ?? 'error' },
       });
     }
-    await relay(ctx, stream, target, match[2] ?? '/', deps.timeoutMs);
-  };
+    await relay(ctx, stream, target, path, querystring, deps.timeoutMs);
+  }
 }
 
 async function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrincipal> {
@@ -86,9 +106,10 @@ function relay(
   stream: RelayStream,
   target: { lanIp: string; servicePort: number; protocol: 'http' | 'https' },
   path: string,
+  querystring: string,
   timeoutMs: number,
 ): Promise<void> {
-  const search = ctx.querystring ? `?${ctx.querystring}` : '';
+  const search = querystring ? `?${querystring}` : '';
   return new Promise<void>((resolve, reject) => {
     const upstream = httpRequest({
       method: ctx.method,

@@ -1,6 +1,9 @@
 // Client equipment under /api/v1/clients/topology (rules: docs/api/equipment.md). The tenant is the
 // credential's; another tenant's device answers 404 DEVICE_NOT_FOUND on every route.
+import { AppError } from '../../core/app-error.js';
+import type { Clock } from '../../core/clock.js';
 import type { Api } from '../../http/api.js';
+import { accessSession, type AccessSessionOptions } from './access-link.js';
 import type { DeviceChecks } from './device-checks.js';
 import { EQUIPMENT_BASE as BASE } from './device-view.js';
 import { createBody, deviceParams, monitorBody, scanQuery, syncBody } from './schemas.js';
@@ -8,8 +11,11 @@ import type { EquipmentService } from './service.js';
 
 const tags = ['equipment'];
 
-export function equipmentRoutes(api: Api, deps: { equipment: EquipmentService; checks: DeviceChecks }): void {
-  const { equipment, checks } = deps;
+export function equipmentRoutes(
+  api: Api,
+  deps: { equipment: EquipmentService; checks: DeviceChecks; clock: Clock; access: AccessSessionOptions },
+): void {
+  const { equipment, checks, clock, access } = deps;
 
   api.route(
     {
@@ -127,5 +133,28 @@ export function equipmentRoutes(api: Api, deps: { equipment: EquipmentService; c
       success: true,
       data: await equipment.monitor(principal!.tenantId, params.id, body.enabled),
     }),
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/devices/:id/access-session`,
+      summary: "A signed link (300 s) to the device's own host, which serves its whole interface",
+      tags,
+      auth: ['client'],
+      params: deviceParams,
+    },
+    async (_ctx, { params, principal }) => {
+      if (!access.domain) {
+        throw new AppError(
+          'ACCESS_LINK_UNAVAILABLE',
+          'Signed device links are not configured on this server',
+        );
+      }
+      // the same checks as the relay: only a device that can be opened now gets a link
+      await equipment.relayTarget(principal!.tenantId, params.id);
+      const now = Math.floor(clock.now().getTime() / 1000);
+      return { success: true, data: accessSession(params.id, principal!.tenantId, now, access) };
+    },
   );
 }

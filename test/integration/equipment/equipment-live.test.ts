@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
+import { newId } from '../../../controller/core/ids.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';
@@ -27,6 +28,7 @@ const SLICE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 791
 async function httpDevice(name: string): Promise<{ server: Server; port: number }> {
   const server = createServer((req, res) => {
     res.setHeader('x-seen-auth', req.headers.authorization ?? 'none');
+    res.setHeader('x-seen-cookie', req.headers.cookie ?? 'none');
     if (req.url === '/big') {
       res.setHeader('content-length', String(BIG_BYTES));
       let sent = 0;
@@ -101,7 +103,11 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
   before(async function () {
     this.timeout(60_000);
     stack = await startLiveStack(database, {
-      config: { equipmentPorts: `${ports}-${ports + 9}` },
+      config: {
+        equipmentPorts: `${ports}-${ports + 9}`,
+        equipmentDeviceDomain: 'devices.test',
+        equipmentDeviceScheme: 'http',
+      },
       equipment: { relayTimeoutMs: 1500 },
     });
     a = await stack.addSite({ serial: SERIAL_7, version: '7.19', identity: 'Site-7' });
@@ -246,6 +252,47 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     expect(foreign.status).to.equal(404);
     expect(foreign.body.error.code).to.equal('DEVICE_NOT_FOUND');
     expect((await stack.t.request('GET', `${BASE}/access/${apId}/`)).status).to.equal(401);
+  });
+
+  it('a signed link opens the device on its own host; a cookie keeps it; tampered or foreign links are 403', async function () {
+    this.timeout(20_000);
+    const session = await api('POST', `/devices/${apId}/access-session`);
+    expect(session.status, JSON.stringify(session.body)).to.equal(200);
+    const { access_url, access_path, ttl_seconds } = session.body.data;
+    const host = `${apId}.devices.test`;
+    expect(ttl_seconds).to.equal(300);
+    expect(access_url).to.equal(`http://${host}${access_path}`);
+    expect(access_path).to.match(/^\/\?st=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    const opened = await stack.t.request('GET', `${access_path}&lang=fr`, { headers: { host } });
+    expect(opened.status).to.equal(200);
+    expect(opened.body).to.equal('ap GET /?lang=fr');
+    const setCookie = String(opened.headers['set-cookie']);
+    expect(setCookie).to.match(/^tn_device_access=/);
+    expect(setCookie.toLowerCase()).not.to.include('domain=');
+    expect(setCookie.toLowerCase()).to.include('httponly');
+    const cookie = setCookie.split(';')[0]!;
+    const asset = await stack.t.request('GET', '/js/app.js', {
+      headers: { host, cookie: `${cookie}; sid=device-own` },
+    });
+    expect(asset.status).to.equal(200);
+    expect(asset.body).to.equal('ap GET /js/app.js');
+    expect(asset.headers['x-seen-cookie']).to.equal('sid=device-own');
+    expect(asset.headers['x-seen-auth']).to.equal('none');
+
+    const st = access_path.slice('/?st='.length);
+    const tampered = `${st.slice(0, -2)}${st.endsWith('A') ? 'B' : 'A'}${st.slice(-1)}`;
+    for (const [path, h] of [
+      [`/?st=${tampered}`, host],
+      [access_path, `${newId()}.devices.test`],
+      ['/', host],
+    ] as const) {
+      const res = await stack.t.request('GET', path, { headers: { host: h } });
+      expect(res.status, `${path} on ${h}`).to.equal(403);
+      expect(res.body.error.code).to.equal('ACCESS_LINK_INVALID');
+    }
+    const other = await stack.t.account('client');
+    const foreign = await api('POST', `/devices/${apId}/access-session`, undefined, other.token);
+    expect(foreign.status).to.equal(404);
   });
 
   it('streams 100 MB through the relay', async function () {
