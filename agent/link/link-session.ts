@@ -83,6 +83,12 @@ const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 /** Silence longer than this many heartbeats ends the connection. */
 export const SILENCE_HEARTBEATS = 2.5;
 
+/**
+ * A device's bytes (`stream_data`) are not compressed by the link: much is compressed already
+ * (images, gzip, TLS), and deflating the rest cost more time than the link saved (bench:relay).
+ */
+export const STREAM_COMPRESS_FROM = Number.POSITIVE_INFINITY;
+
 /** Close codes the agent uses (4000–4999 are free for applications). */
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY = 1008;
@@ -221,6 +227,7 @@ export class LinkSession {
       const frame = sealFrame(type, body as never, {
         keys,
         seq: this.#options.counter.next(),
+        ...(type === 'stream_data' ? { compressFrom: STREAM_COMPRESS_FROM } : {}),
         ...(this.#options.now ? { now: this.#options.now() } : {}),
       });
       return new Promise((resolve) => {

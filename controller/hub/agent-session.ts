@@ -497,7 +497,13 @@ export class AgentSession {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     if (this.#keys) {
       this.ws.send(
-        sealFrame(type, body, { keys: this.#keys, seq: this.#out.next(), now: this.host.clock.now() }),
+        sealFrame(type, body, {
+          keys: this.#keys,
+          seq: this.#out.next(),
+          now: this.host.clock.now(),
+          // a device's bytes are not compressed by the link (see the agent's STREAM_COMPRESS_FROM)
+          ...(type === 'stream_data' ? { compressFrom: Number.POSITIVE_INFINITY } : {}),
+        }),
       );
       return;
     }

@@ -189,6 +189,9 @@ export class SimLan {
     const real = device.ports[toPort];
     if (real === undefined) return void socket.resetAndDestroy();
     const upstream = connect(real, '127.0.0.1');
+    // a router forwards packets as they come: no Nagle delay of its own on either side
+    socket.setNoDelay(true);
+    upstream.setNoDelay(true);
     this.#sockets.add(upstream);
     upstream.on('close', () => this.#sockets.delete(upstream));
     upstream.on('error', () => socket.destroy());
