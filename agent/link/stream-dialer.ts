@@ -9,8 +9,11 @@ import type { StreamMessageType } from './link-session.js';
 
 /** Bytes the agent may hold for one stream before the controller has written them on. */
 export const STREAM_WINDOW = 512 * 1024;
-/** Streams one link may carry at once; more are refused. */
-export const MAX_STREAMS = 64;
+/**
+ * Streams one link may carry at once; more are refused. With the window each way, at most 16 MiB
+ * of stream bytes in the agent (a browser opens ~6 connections per host).
+ */
+export const MAX_STREAMS = 16;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 type Send = <T extends 'stream_opened' | 'stream_data' | 'stream_credit' | 'stream_close'>(
