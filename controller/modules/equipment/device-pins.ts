@@ -10,6 +10,8 @@ import * as q from './queries.js';
 import type { EquipmentDevicesTable } from './tables.js';
 import type { DeviceState } from './verify-rules.js';
 
+const STATUS_BATCH = 200;
+
 export type PinOutcome =
   { kind: 'done'; output: CommandOutput<'equipment.pin'> } | { kind: 'refused' } | { kind: 'timeout' };
 
@@ -103,14 +105,19 @@ export class DevicePins {
 
   /** What the router holds for these devices of one router; undefined when it could not be read. */
   async read(rows: readonly EquipmentDevicesTable[]): Promise<Map<string, DeviceState> | undefined> {
-    if (rows.length === 0) return new Map();
-    const outcome = await this.deps.runner.run(
-      this.#target(rows[0]!),
-      'equipment.status',
-      { devices: rows.map((r) => ({ device_id: r.id, lan_ip: r.lan_ip, mac: r.mac_address })) },
-      this.options.commandWaitMs,
-    );
-    if (outcome.kind !== 'done') return undefined;
-    return new Map(outcome.output.devices.map((d) => [d.device_id, d]));
+    const states = new Map<string, DeviceState>();
+    // the catalogue takes 200 devices a command
+    for (let at = 0; at < rows.length; at += STATUS_BATCH) {
+      const batch = rows.slice(at, at + STATUS_BATCH);
+      const outcome = await this.deps.runner.run(
+        this.#target(batch[0]!),
+        'equipment.status',
+        { devices: batch.map((r) => ({ device_id: r.id, lan_ip: r.lan_ip, mac: r.mac_address })) },
+        this.options.commandWaitMs,
+      );
+      if (outcome.kind !== 'done') return undefined;
+      for (const d of outcome.output.devices) states.set(d.device_id, d);
+    }
+    return states;
   }
 }

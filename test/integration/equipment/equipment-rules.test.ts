@@ -228,6 +228,22 @@ forEachDatabase('client equipment rules (fake agent, manual clock)', (database) 
     expect((await f.api('GET', '/devices')).body.data[0]).to.include({ online: true, status: 'ACTIVE' });
   });
 
+  it('monitor off: online null, the probe removed on the router; on again: placed again', async () => {
+    f = await fixture(database, false);
+    const id = (await f.api('POST', '/devices', device(9, { pushNat: true }))).body.data.id;
+    const pins = () =>
+      f.agent.deliveries
+        .filter((c) => c.name === 'equipment.pin')
+        .map((c) => (c.params as { probe_interval_seconds: number | null }).probe_interval_seconds);
+    expect(pins()).to.deep.equal([60]);
+    const off = await f.api('POST', `/devices/${id}/monitor`, { enabled: false });
+    expect(off.status).to.equal(200);
+    expect(off.body.data).to.include({ monitored: false, online: null, status: 'ACTIVE' });
+    const on = await f.api('POST', `/devices/${id}/monitor`, { enabled: true });
+    expect(on.body.data).to.include({ monitored: true });
+    expect(pins()).to.deep.equal([60, null, 60]);
+  });
+
   it('owner changes: a revoked slot is ROUTER_CHANGED_OWNER, the router on a new slot ROUTER_REALLOCATED', async function () {
     this.timeout(20_000);
     f = await fixture(database, false);
