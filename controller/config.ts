@@ -136,6 +136,23 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes')
     .optional(),
+  // ---- client equipment ----
+  /** Whether the Suivi Pro device quota refuses adds (false: the add passes, `enforced` says so). */
+  equipmentQuotaEnforced: booleanish.default(false),
+  /** First and last dst-nat port reserved for client devices on each router (`20000-29999`). */
+  equipmentPorts: z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, 'expected FIRST-LAST')
+    .transform((v) => v.split('-').map(Number) as [number, number])
+    .refine(([a, b]) => a >= 1024 && b <= 65535 && a <= b, 'expected 1024 <= FIRST <= LAST <= 65535')
+    .prefault('20000-29999'),
+  /** Domain under which each device gets its host (`<device id>.<domain>`) for signed links; unset: none. */
+  equipmentDeviceDomain: z
+    .string()
+    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i, 'expected a domain name')
+    .optional(),
+  /** Scheme of the device hosts' links (`https` behind the TLS terminator). */
+  equipmentDeviceScheme: z.enum(['http', 'https']).default('https'),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -187,6 +204,10 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   vpnSstpPort: 'TICKETNET_VPN_SSTP_PORT',
   vpnChapSecrets: 'TICKETNET_VPN_CHAP_SECRETS',
   remoteAccessKey: 'TICKETNET_REMOTE_ACCESS_KEY',
+  equipmentQuotaEnforced: 'TICKETNET_EQUIPMENT_QUOTA_ENFORCED',
+  equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
+  equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
+  equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

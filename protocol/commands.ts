@@ -202,6 +202,54 @@ const RA_HOST = z
   .regex(/^[A-Za-z0-9.:-]+$/);
 const RA_PORT = z.int().min(1).max(65535);
 export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
+// ---- Client equipment (controller/modules/equipment) -------------------------------------------
+
+/** An IPv4 address as RouterOS prints it. */
+const ipv4 = z.ipv4();
+/** A MAC address, colon-separated, as RouterOS prints it. */
+const macAddress = z.string().regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/);
+/** The comment that marks what ticketnet placed for one device: `ticketnet:<device id>`. */
+export const equipmentMarker = (deviceId: string): string => `ticketnet:${deviceId}`;
+
+const EQUIPMENT_TARGET = {
+  /** The device's id: the rule and the probe carry `ticketnet:<id>` as their comment. */
+  device_id: z.uuid(),
+  lan_ip: ipv4,
+  /** Null when the device was declared without a MAC (no lease is pinned). */
+  mac: macAddress.nullable(),
+};
+
+/** What the router holds for one device, as `equipment.status` reads it. */
+const EQUIPMENT_STATE_SCHEMA = z.object({
+  device_id: z.uuid(),
+  /** The marked dst-nat rule; null when absent (a second one is reported in `extra_rules`). */
+  rule: z
+    .object({
+      disabled: z.boolean(),
+      chain: z.string().max(64),
+      action: z.string().max(64),
+      protocol: z.string().max(32),
+      dst_port: z.string().max(64),
+      to_addresses: z.string().max(64),
+      to_ports: z.string().max(64),
+    })
+    .nullable(),
+  extra_rules: count,
+  /** The DHCP lease of the device's MAC (else of its address); null when none. */
+  lease: z.object({ address: z.string().max(64), mac: z.string().max(32), dynamic: z.boolean() }).nullable(),
+  /** MAC the ARP table holds for the device's address; null when no complete entry. */
+  arp_mac: z.string().max(32).nullable(),
+  /** Address the ARP table holds for the device's MAC; null when none. */
+  arp_ip_of_mac: z.string().max(64).nullable(),
+  /** The marked netwatch probe; null when absent. */
+  probe: z
+    .object({
+      status: z.enum(['up', 'down', 'unknown']),
+      since: z.string().max(64).nullable(),
+      disabled: z.boolean(),
+    })
+    .nullable(),
+});
 
 /**
  * The closed command catalogue: name → params schema, output schema, default timeout.
@@ -582,6 +630,86 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
+  },
+  // ---- Client equipment (controller/modules/equipment) -------------------------------------------
+  /**
+   * The LAN as the router sees it, raw: ARP entries, DHCP leases, its own addresses, the interfaces
+   * holding a hotspot server and the container (veth) interfaces. The controller crosses and filters
+   * them (docs/api/equipment.md). Read only.
+   */
+  'lan.scan': {
+    params: z.strictObject({}),
+    output: z.object({
+      arp: z
+        .array(
+          z.object({
+            address: z.string().max(64),
+            mac: z.string().max(32).nullable(),
+            interface: z.string().max(200),
+          }),
+        )
+        .max(10_000),
+      leases: z
+        .array(
+          z.object({
+            address: z.string().max(64),
+            mac: z.string().max(32).nullable(),
+            host_name: z.string().max(200).nullable(),
+            dynamic: z.boolean(),
+          }),
+        )
+        .max(10_000),
+      /** The router's own addresses, CIDR as printed (`192.168.88.1/24`), with their interface. */
+      addresses: z.array(z.object({ address: z.string().max(64), interface: z.string().max(200) })).max(1000),
+      hotspot_interfaces: z.array(z.string().max(200)).max(1000),
+      container_interfaces: z.array(z.string().max(200)).max(1000),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  /**
+   * Puts a device's access in place, idempotently: the DHCP lease made static (a static lease added
+   * when the MAC has none), the one dst-nat rule marked `ticketnet:<id>` added or set to these
+   * values and enabled (never a second one: extra marked rules are removed), and the netwatch probe
+   * on the service port when `probe_interval_seconds` is given (removed when null).
+   */
+  'equipment.pin': {
+    params: z.strictObject({
+      ...EQUIPMENT_TARGET,
+      service_port: z.int().min(1).max(65535),
+      dstnat_port: z.int().min(1).max(65535),
+      /**
+       * Only the agent may use the rule (`src-address` = the agent's address as the router sees it):
+       * the forward is never open to the LAN or the internet.
+       */
+      agent_only: z.boolean(),
+      pin_lease: z.boolean(),
+      probe_interval_seconds: z.int().min(60).max(86_400).nullable(),
+    }),
+    output: z.object({
+      /** The lease is static now; null when the device has no MAC or no lease could be made. */
+      lease_static: z.boolean().nullable(),
+      rule_added: z.boolean(),
+      /** The rule's `src-address`; null when the rule is open to any source. */
+      src_address: z.string().max(64).nullable(),
+      probe: z.boolean(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+  },
+  /** Reads what the router holds for each device (rule, lease, ARP, probe). Read only. */
+  'equipment.status': {
+    params: z.strictObject({ devices: z.array(z.strictObject(EQUIPMENT_TARGET)).min(1).max(200) }),
+    output: z.object({ devices: z.array(EQUIPMENT_STATE_SCHEMA).max(200) }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  /** Removes the marked rule and probe of a device (the lease stays, as the owner may rely on it). */
+  'equipment.unpin': {
+    params: z.strictObject({ device_id: z.uuid() }),
+    output: z.object({ rules_removed: count, probes_removed: count }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
   },
 } as const satisfies Record<string, CommandSpec>;
 

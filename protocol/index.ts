@@ -76,6 +76,7 @@ export {
   MESSAGE_SENDERS,
   MESSAGE_TYPES,
   MESSAGE_SINCE_VERSION,
+  STREAM_CHUNK_BYTES,
   BATCHABLE_TYPES,
   MAX_BATCH_MESSAGES,
   MAX_COMMAND_TTL_MS,
@@ -98,6 +99,7 @@ export {
   changesRouter,
   redactParams,
   REDACTED,
+  equipmentMarker,
 } from './commands.js';
 export type {
   CommandSpec,

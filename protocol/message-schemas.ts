@@ -21,6 +21,9 @@ export const MAX_COMMAND_TTL_MS = 2_147_483_647;
 /** Most messages one `batch` may carry. */
 export const MAX_BATCH_MESSAGES = 256;
 
+/** Most bytes one `stream_data` carries (before base64). */
+export const STREAM_CHUNK_BYTES = 64 * 1024;
+
 const agentVersion = label(64);
 const ephemeralKeySchema = base64Bytes(32, 32);
 const commandName = z
@@ -123,6 +126,31 @@ export const MESSAGE_SCHEMAS = {
   error: z.object({ code: z.enum(LINK_ERROR_CODES), message: z.string().max(1000) }),
   /** Either way, reserved: one RADIUS UDP datagram relayed over the link; `peer` is the NAS `address:port`. */
   radius: z.object({ id: label(64), packet: base64Bytes(20, 4096), peer: label(64).optional() }),
+  // ---- byte streams (version 3): a TCP connection the agent opens to its router for the controller
+  /** Controller → agent: dial the router on `port`; the controller may receive `window` bytes first. */
+  stream_open: z.object({
+    id: uuidSchema,
+    port: z.int().min(1).max(65535),
+    window: z.int().min(1).max(16_777_216),
+  }),
+  /** Agent → controller: connected; the agent may receive `window` bytes first. */
+  stream_opened: z.object({ id: uuidSchema, window: z.int().min(1).max(16_777_216) }),
+  /** Either way: bytes of the stream, in order (base64 of at most `STREAM_CHUNK_BYTES`). */
+  stream_data: z.object({
+    id: uuidSchema,
+    data: z
+      .string()
+      .min(1)
+      .max(Math.ceil(STREAM_CHUNK_BYTES / 3) * 4),
+  }),
+  /** Either way: the receiver consumed `bytes` more: the sender may send that much more. */
+  stream_credit: z.object({ id: uuidSchema, bytes: z.int().min(1).max(16_777_216) }),
+  /** Either way: the stream is over (`end`: after the data sent before; the others: at once). */
+  stream_close: z.object({
+    id: uuidSchema,
+    reason: z.enum(['end', 'error', 'refused', 'timeout']),
+    message: z.string().max(300).optional(),
+  }),
   /**
    * Either way, since version 2: several messages of `BATCHABLE_TYPES` under one signature and one
    * sequence number, handled in order as if they had come one by one. Each inner body is checked
@@ -160,11 +188,23 @@ export const MESSAGE_SENDERS: { readonly [T in MessageType]: 'controller' | 'age
   pong: 'either',
   error: 'controller',
   radius: 'either',
+  stream_open: 'controller',
+  stream_opened: 'agent',
+  stream_data: 'either',
+  stream_credit: 'either',
+  stream_close: 'either',
   batch: 'either',
 };
 
 /** The first protocol version that has each message type; types not listed exist since version 1. */
-export const MESSAGE_SINCE_VERSION: { readonly [T in MessageType]?: number } = { batch: 2 };
+export const MESSAGE_SINCE_VERSION: { readonly [T in MessageType]?: number } = {
+  batch: 2,
+  stream_open: 3,
+  stream_opened: 3,
+  stream_data: 3,
+  stream_credit: 3,
+  stream_close: 3,
+};
 
 /** Message types a `batch` may carry: everything after the handshake except `error` and `batch` itself. */
 export const BATCHABLE_TYPES = Object.freeze([

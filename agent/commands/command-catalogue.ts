@@ -21,6 +21,9 @@ import { applyScript } from './script-apply.js';
 import { probeTransport } from './remote-access-probe.js';
 import { enableRescue, readRescue } from './remote-access-rescue.js';
 import { applySstp, applyWireguard, removeTransport } from './remote-access-transport.js';
+import { pinEquipment, unpinEquipment } from './equipment-pin.js';
+import { readEquipmentStatus } from './equipment-status.js';
+import { scanLan } from './lan-scan.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -80,6 +83,11 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'vpn.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
   'vpn.rescue.enable': ({ router, params, signal }) => enableRescue(router, params, { signal }),
   'vpn.rescue.read': ({ router, params, signal }) => readRescue(router, params, { signal }),
+  // client equipment
+  'lan.scan': ({ router, signal }) => scanLan(router, { signal }),
+  'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),
+  'equipment.status': ({ router, params, signal }) => readEquipmentStatus(router, params, { signal }),
+  'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { generateKeyPair, normaliseEnrolCode } from '../../protocol/index.js';
-import type { MessageBody, MessageType } from '../../protocol/index.js';
+import type { MessageBody, MessageOf, MessageType } from '../../protocol/index.js';
 import type { Identity, IdentityStore } from '../state/identity-store.js';
 import type { Outbox } from '../state/outbox.js';
 import { Backoff, DEFAULT_BACKOFF } from './backoff.js';
@@ -11,7 +11,7 @@ import type { BackoffPolicy } from './backoff.js';
 import { agentLinkUrl } from './controller-url.js';
 import { identityFromWelcome } from './enrolment.js';
 import { LinkError } from './link-error.js';
-import type { ControllerMessage, LinkSession } from './link-session.js';
+import type { ControllerMessage, LinkSession, StreamMessageType } from './link-session.js';
 import { openLink } from './open-link.js';
 import type { LinkCredentials } from './open-link.js';
 import { OutboxPump } from './outbox-pump.js';
@@ -39,6 +39,8 @@ export interface AgentLinkOptions {
   onCommand: (command: MessageBody<'command'>) => void;
   /** A verified `radius` frame (the RADIUS relay's answers and CoA requests); ignored when unset. */
   onRadius?: ((frame: MessageBody<'radius'>) => void) | undefined;
+  /** A verified byte-stream message (the controller's relay to a device behind the router). */
+  onStream?: ((message: MessageOf<StreamMessageType>) => void) | undefined;
   logger: LinkLogger;
   backoff?: BackoffPolicy;
   random?: () => number;
@@ -256,6 +258,15 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
           break;
         }
         this.options.logger.debug({ type: message.type }, 'ignored controller message');
+        break;
+      case 'stream_open':
+      case 'stream_data':
+      case 'stream_credit':
+      case 'stream_close':
+        if (this.options.onStream) this.options.onStream(message);
+        else if (message.type === 'stream_open') {
+          void session.send('stream_close', { id: message.body.id, reason: 'refused', message: 'no relay' });
+        }
         break;
       case 'pong':
       case 'error':

@@ -33,7 +33,12 @@ import type {
 import { controllerRefusal, LinkError } from './link-error.js';
 
 /** Messages the controller sends after the handshake (a batch's are handed over one by one). */
-export type ControllerMessage = MessageOf<'command' | 'report_ack' | 'ping' | 'pong' | 'error' | 'radius'>;
+export type ControllerMessage = MessageOf<
+  'command' | 'report_ack' | 'ping' | 'pong' | 'error' | 'radius' | StreamMessageType
+>;
+
+/** The byte-stream messages the controller sends (version 3). */
+export type StreamMessageType = 'stream_open' | 'stream_data' | 'stream_credit' | 'stream_close';
 
 /**
  * Longest time an ack waits for company. The command is already journalled (that is what the ack
@@ -78,6 +83,12 @@ const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 /** Silence longer than this many heartbeats ends the connection. */
 export const SILENCE_HEARTBEATS = 2.5;
 
+/**
+ * A device's bytes (`stream_data`) are not compressed by the link: much is compressed already
+ * (images, gzip, TLS), and deflating the rest cost more time than the link saved (bench:relay).
+ */
+export const STREAM_COMPRESS_FROM = Number.POSITIVE_INFINITY;
+
 /** Close codes the agent uses (4000–4999 are free for applications). */
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY = 1008;
@@ -90,6 +101,10 @@ const CONTROLLER_TYPES: readonly MessageType[] = [
   'pong',
   'error',
   'radius',
+  'stream_open',
+  'stream_data',
+  'stream_credit',
+  'stream_close',
   'batch',
 ];
 
@@ -212,6 +227,7 @@ export class LinkSession {
       const frame = sealFrame(type, body as never, {
         keys,
         seq: this.#options.counter.next(),
+        ...(type === 'stream_data' ? { compressFrom: STREAM_COMPRESS_FROM } : {}),
         ...(this.#options.now ? { now: this.#options.now() } : {}),
       });
       return new Promise((resolve) => {

@@ -81,6 +81,11 @@ export class ApiSocket {
   readonly endpoint: string;
 
   /** Starts connecting; use `whenConnected()` then `call()`. */
+  /** This end's address on the link (how the router sees the agent); undefined before connecting. */
+  get localAddress(): string | undefined {
+    return this.socket.localAddress;
+  }
+
   constructor(private readonly options: ApiSocketOptions) {
     this.endpoint = `${options.host}:${options.port}`;
     const socket = new net.Socket();

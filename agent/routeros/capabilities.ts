@@ -27,6 +27,11 @@ export interface RouterCapabilities {
    * 7.14 the one client profile is `/ip/cloud`'s `vpn-wireguard-client-config`.
    */
   backToHome: { available: boolean; usersMenu: string | null };
+  /**
+   * What a `/tool/netwatch` probe can test: a TCP connection to a port (`type=tcp-conn port=`, 7.4+),
+   * or only an ICMP echo to the host (6.x and early 7: no `type`).
+   */
+  netwatchProbe: 'tcp-conn' | 'icmp';
   /** Property names that differ between versions. */
   properties: {
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
@@ -76,6 +81,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
           ? '/ip/cloud/back-to-home-users'
           : null,
     },
+    netwatchProbe: atLeast(v, 7, 4) ? 'tcp-conn' : 'icmp',
     properties: {
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },

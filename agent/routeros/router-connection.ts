@@ -136,6 +136,13 @@ export class RouterConnection {
     return this.api?.isOpen ?? false;
   }
 
+  /** The agent's address as the router sees it (the API link's local end), once connected. */
+  async localAddress(): Promise<string | undefined> {
+    const address = (await this.link()).localAddress;
+    // an IPv4-mapped IPv6 address is the IPv4 address the router sees
+    return address?.startsWith('::ffff:') ? address.slice(7) : address;
+  }
+
   /** Connects and logs in now; calls do it themselves when needed. */
   async connect(): Promise<void> {
     await this.link();

@@ -12,6 +12,7 @@ import type { RadiusRelaySettings, RouterSettings } from '../config.js';
 import { COA_PORT } from '../radius-relay/coa-forwarder.js';
 import { parseIpv4Block } from '../radius-relay/ipv4-cidr.js';
 import { RadiusRelay } from '../radius-relay/radius-relay.js';
+import { StreamDialer } from '../link/stream-dialer.js';
 import { relayAddressAsRouterSeesIt } from '../radius-relay/relay-address.js';
 import { readRouterAddresses } from '../radius-relay/router-addresses.js';
 import { RADIUS_RELAY_FACT } from '../../protocol/index.js';
@@ -91,6 +92,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
     onCommand: (command) => void executor.receive(command),
     onRadius: (frame) => radiusRelay?.receive(frame),
+    onStream: (message) => streams.receive(message),
     logger,
     now,
     ...options.link,
@@ -98,6 +100,14 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   const transport = {
     send: (type: 'ack' | 'result', body: never) => link.send(type, body),
   } as CommandTransport;
+  // The controller's relay to devices behind the router: TCP to the router's dst-nat ports.
+  const streams = new StreamDialer({
+    host: options.router.host,
+    send: (type, body) => link.send(type, body),
+    logger,
+  });
+  link.on('down', () => streams.closeAll());
+  link.on('stopped', () => streams.closeAll());
   const executor = new CommandExecutor({
     journal,
     router,

@@ -102,6 +102,28 @@ export const ERROR_STATUS = {
   CHANNEL_TRANSITION_REFUSED: 409,
   /** The {vpn_host} end did not answer (or none is configured). */
   VPN_HOST_UNAVAILABLE: 503,
+  // ---- client equipment (docs/api/equipment.md) ----
+  /** The serial is unknown, another client's, or the registry and the allocation disagree about it. */
+  ROUTER_NOT_OWNED: 404,
+  DEVICE_NOT_FOUND: 404,
+  /** The Suivi Pro plan's device cap is reached (a tier reached, not a missing right). */
+  DEVICE_QUOTA_REACHED: 402,
+  /** The quota is enforced and the client holds no active Suivi Pro plan. */
+  SUIVI_PRO_REQUIRED: 403,
+  /** Every dst-nat port of the router's range is reserved. */
+  EQUIPMENT_PORTS_EXHAUSTED: 409,
+  /** A per-device link (`st` or its cookie) expired, altered, or for another host. */
+  ACCESS_LINK_INVALID: 403,
+  /** The per-device host is not configured (`TICKETNET_EQUIPMENT_DEVICE_DOMAIN`). */
+  ACCESS_LINK_UNAVAILABLE: 503,
+  /** The relay opens only ACTIVE devices whose router is still the client's on its slot. */
+  DEVICE_NOT_ACTIVE: 409,
+  /** The router's agent link is down (or held by an agent too old for the relay). */
+  EQUIPMENT_LINK_DOWN: 503,
+  /** The agent could not reach the router's forward (refused, or the rule is gone). */
+  DEVICE_RELAY_FAILED: 502,
+  /** The device did not answer through the relay in time. */
+  DEVICE_NOT_RESPONDING: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,6 +15,7 @@ import { iso, type Clock } from '../core/clock.js';
 import { errorFields, type Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { AgentLinks } from './agent-links.js';
+import type { RelayStream } from './stream-mux.js';
 import { AgentSession, AgentSocket, type SessionHost } from './agent-session.js';
 import type { CommandService, LocalLinks } from './command-service.js';
 import type { CommandSignals } from './command-signals.js';
@@ -132,6 +133,8 @@ export class AgentHub implements SessionHost, LocalLinks {
   /** Where the next sweep's ownership check starts among the held links. */
   #checkNext = 0;
   #closing = false;
+  /** Told when an agent's link comes up on this instance (modules that wait for a router resume). */
+  readonly #linkUpListeners = new Set<(allocationId: string) => void>();
 
   constructor(deps: AgentHubDeps, options: AgentHubOptions) {
     this.#agentLinks = deps.links;
@@ -350,6 +353,27 @@ export class AgentHub implements SessionHost, LocalLinks {
     if (previous && previous !== session) {
       previous.refuse('SESSION_REPLACED', 'a newer connection of this agent took over');
     }
+    for (const listener of this.#linkUpListeners) listener(agent.allocationId);
+  }
+
+  /**
+   * A byte stream to `port` of the allocation's router, opened by its agent, when this instance
+   * holds the link in version 3; undefined otherwise (link down, held elsewhere, an older agent).
+   * Rejects with StreamOpenError when the agent cannot connect.
+   */
+  openStream(allocationId: string, port: number): Promise<RelayStream> | undefined {
+    const session = this.#links.get(allocationId);
+    if (!session?.isOpen || session.version < 3) return undefined;
+    return session.streams.open(port);
+  }
+
+  /**
+   * Calls `listener` each time an agent's link comes up on this instance (after it is recorded
+   * CONNECTED). A listener must not throw nor block: it starts its own work. Returns the unsubscribe.
+   */
+  onLinkUp(listener: (allocationId: string) => void): () => void {
+    this.#linkUpListeners.add(listener);
+    return () => this.#linkUpListeners.delete(listener);
   }
 
   async release(session: AgentSession): Promise<void> {

@@ -50,6 +50,7 @@ import type { CommandService } from './command-service.js';
 import { agentHandshake, readFirstFrame, type SessionAgent } from './agent-handshake.js';
 import { raiseFrameLimit } from './frame-limit.js';
 import type { RadiusFrame, RadiusRelayHandler } from './radius-relay-handler.js';
+import { StreamMux } from './stream-mux.js';
 import type { AgentCommandsTable } from './tables.js';
 
 /** What a session needs from its hub. */
@@ -129,6 +130,8 @@ export class AgentSession {
   #released = false;
   /** Relayed RADIUS requests being answered. */
   #radiusInFlight = 0;
+  /** Byte streams to the router over this link (version 3). */
+  readonly streams = new StreamMux((type, body) => this.#send(type, body as never));
 
   constructor(
     private readonly ws: AgentSocket,
@@ -144,6 +147,11 @@ export class AgentSession {
 
   get isOpen(): boolean {
     return this.#state === 'open';
+  }
+
+  /** The protocol version of the connection (byte streams need 3). */
+  get version(): number {
+    return this.#version;
   }
 
   /** True until enrol or hello has succeeded (or the session closed). */
@@ -351,6 +359,12 @@ export class AgentSession {
         // Not awaited: frames keep flowing while RADIUS answers (it commits in batches).
         this.#relayRadius(agent, message.body);
         return;
+      case 'stream_opened':
+      case 'stream_data':
+      case 'stream_credit':
+      case 'stream_close':
+        this.streams.receive(message);
+        return;
       default:
         this.refuse('UNEXPECTED_MESSAGE', `${message.type} not expected after the handshake`);
     }
@@ -449,6 +463,7 @@ export class AgentSession {
   #closed(code: number): void {
     this.#setState('closed');
     this.#socketClosed = true;
+    this.streams.closeAll();
     this.host.logger.debug(this.#fields({ code }), 'agent link closed');
     this.#releaseWhenIdle();
   }
@@ -482,7 +497,13 @@ export class AgentSession {
     if (this.ws.readyState !== WebSocket.OPEN) return;
     if (this.#keys) {
       this.ws.send(
-        sealFrame(type, body, { keys: this.#keys, seq: this.#out.next(), now: this.host.clock.now() }),
+        sealFrame(type, body, {
+          keys: this.#keys,
+          seq: this.#out.next(),
+          now: this.host.clock.now(),
+          // a device's bytes are not compressed by the link (see the agent's STREAM_COMPRESS_FROM)
+          ...(type === 'stream_data' ? { compressFrom: Number.POSITIVE_INFINITY } : {}),
+        }),
       );
       return;
     }

@@ -10,4 +10,5 @@ export {
   type CommandFault,
 } from './agent-command-runner.js';
 export { hubModule } from './module.js';
+export { RelayStream, StreamOpenError } from './stream-mux.js';
 export type { HubTables } from './tables.js';

@@ -16,6 +16,7 @@ import { accountsModule, type AccountsService, type AccountsTables } from './acc
 import { adminModule } from './admin/index.js';
 import { affluenceModule, type AffluenceService } from './affluence/index.js';
 import { allocationsModule, type AllocationsService, type AllocationsTables } from './allocations/index.js';
+import { equipmentModule, type EquipmentService, type EquipmentTables } from './equipment/index.js';
 import { healthModule } from './health/index.js';
 import { licencesModule, type LicencesService, type LicencesTables } from './licences/index.js';
 import { migrationModule, type MigrationService, type MigrationTables } from './migration/index.js';
@@ -64,6 +65,7 @@ export const MODULES = [
   adminModule,
   shopModule,
   remoteAccessModule,
+  equipmentModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -92,6 +94,7 @@ export interface Services {
   migration: MigrationService;
   shop: ShopService;
   remoteAccess: RemoteAccessService;
+  equipment: EquipmentService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -111,4 +114,5 @@ export interface Database
     NotificationsTables,
     MigrationTables,
     ShopTables,
-    RemoteAccessTables {}
+    RemoteAccessTables,
+    EquipmentTables {}

@@ -17,6 +17,7 @@ import type { SimContext } from './command-types.js';
 import { FaultController } from './faults.js';
 import { FtpServer } from './ftp-server.js';
 import { HotspotNas } from './hotspot-nas.js';
+import { SimLan } from './lan-devices.js';
 import type { HotspotLoginRequest, HotspotLoginResult, TrafficDelta } from './hotspot-nas.js';
 import type { TerminateCause } from './hotspot-radius-attrs.js';
 import { Prng } from './prng.js';
@@ -77,6 +78,8 @@ export class RouterSim {
   readonly caps: Capabilities;
   /** The hotspot as a RADIUS NAS. */
   readonly nas: HotspotNas;
+  /** LAN devices, dst-nat forwarding and netwatch probes (lan-devices.ts). */
+  readonly lan: SimLan;
   /** What the seed created (e.g. the reseller fleet), for assertions. */
   readonly seedReport: SeedReport;
   private readonly incoming: RadiusIncoming;
@@ -131,6 +134,7 @@ export class RouterSim {
       tunnels: new SimTunnels(this.state, this.faults, options.vpnPeerEnd),
       backToHome: new SimBackToHome(this.state, options.backToHomeReadyMs ?? 20_000),
     };
+    this.lan = new SimLan(this.state, options.host ?? '127.0.0.1');
     this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
   }
@@ -173,6 +177,7 @@ export class RouterSim {
     this.faults.off('shutdown', this.onShutdown);
     this.nas.close();
     this.incoming.close();
+    await this.lan.close();
     for (const s of this.sessions) s.destroy();
     for (const s of this.sockets) s.destroy();
     await this.ftp?.close();

@@ -23,6 +23,8 @@ export interface LiveStackOptions {
   /** The controller's clock: the system clock by default. */
   clock?: Clock;
   logger?: Logger;
+  /** Shorter equipment relay timers (tests of a device that does not answer). */
+  equipment?: { relayTimeoutMs?: number };
 }
 
 export interface LiveSiteOptions {
@@ -30,6 +32,8 @@ export interface LiveSiteOptions {
   /** RouterOS version of the simulator (default 7.19). */
   version?: string;
   identity?: string;
+  /** Loopback address of the simulated router (default 127.0.0.1): routers of one test on distinct hosts. */
+  host?: string;
   relay?: LoopbackAgentOptions['relay'];
   agentLogger?: AgentLogger;
   /** Waited for on the allocation besides a connected link and the router's serial. */
@@ -68,6 +72,7 @@ export async function startLiveStack(
     logger: options.logger ?? pino({ level: 'silent' }),
     clock,
     database: db,
+    ...(options.equipment ? { equipment: options.equipment } : {}),
   });
   const t = new TestController(
     controller,
@@ -95,6 +100,7 @@ export async function startLiveStack(
         serial: o.serial,
         version: o.version ?? '7.19',
         ...(o.identity ? { identity: o.identity } : {}),
+        ...(o.host ? { host: o.host } : {}),
         password: SIM_PASSWORD,
       });
       await sim.start();
@@ -110,7 +116,7 @@ export async function startLiveStack(
         stateDir,
         controllerUrl: baseUrl,
         enrolCode: enrolment.code,
-        router: { port: sim.port, password: SIM_PASSWORD },
+        router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
         relay: o.relay,
         ...(o.agentLogger ? { logger: o.agentLogger } : {}),
       });

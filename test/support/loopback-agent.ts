@@ -8,7 +8,7 @@ export interface LoopbackAgentOptions {
   controllerUrl: string;
   enrolCode: string;
   /** The simulator's API port and the password of its `admin` user. */
-  router: { port: number; password: string; timeoutMs?: number };
+  router: { port: number; password: string; timeoutMs?: number; host?: string };
   /** The agent's RADIUS relay: UDP ports (0: any) on `host` (default 127.0.0.1); no relay when absent. */
   relay?: { host?: string; authPort: number; acctPort: number } | undefined;
   /** Where the agent logs (silent when absent). */
@@ -22,7 +22,7 @@ export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgen
     controllerUrl: o.controllerUrl,
     enrolCode: o.enrolCode,
     router: {
-      host: '127.0.0.1',
+      host: o.router.host ?? '127.0.0.1',
       port: o.router.port,
       user: 'admin',
       password: o.router.password,

@@ -29,7 +29,7 @@ export function nasRoutes(api: Api, deps: { nas: NasService }): void {
       auth,
       licence: 'RADIUS',
     },
-    async (ctx, { principal }) => ({ success: true, ...(await nas.topology(tenant(ctx, principal))) }),
+    async (ctx, { principal }) => ({ success: true, ...(await nas.topologyAnswer(tenant(ctx, principal))) }),
   );
 
   api.route(

@@ -59,6 +59,15 @@ export interface NasServiceDeps {
   enrolled?: EnrolmentListener;
 }
 
+/**
+ * What a later module adds to the topology answer: members of the PRIMARY's entry and of the root
+ * (the client equipment adds the PRIMARY's devices and web access, and the root's capabilities).
+ */
+export type TopologyExtension = (
+  clientId: string,
+  topology: Topology,
+) => Promise<{ primary?: Record<string, unknown>; root?: Record<string, unknown> }>;
+
 /** What a later module hands the NAS module to hear of enrolments; must not throw nor wait. */
 export interface EnrolmentListener {
   routerEnrolled(clientId: string, allocationId: string): void;
@@ -84,6 +93,7 @@ export class NasService {
   readonly directory: DbNasDirectory;
   readonly #registry: NasRegistry;
   readonly #deployment: NasDeployment;
+  readonly #extensions: TopologyExtension[] = [];
 
   constructor(private readonly deps: NasServiceDeps) {
     this.directory = deps.directory;
@@ -97,6 +107,26 @@ export class NasService {
     const active = rows.filter((r) => r.status === 'ACTIVE').map((r) => r.id);
     const sessions = await this.deps.sessions.openSessionsByNas(clientId, active);
     return buildTopology(rows, allocations, sessions);
+  }
+
+  /** Registers what a later module adds to the topology answer (`topologyAnswer`). */
+  addTopologyExtension(extension: TopologyExtension): void {
+    this.#extensions.push(extension);
+  }
+
+  /** The topology as the route answers it: `topology()` with what the extensions add. */
+  async topologyAnswer(clientId: string): Promise<Topology & Record<string, unknown>> {
+    const topology = await this.topology(clientId);
+    let answer: Topology & Record<string, unknown> = { ...topology };
+    for (const extend of this.#extensions) {
+      const more = await extend(clientId, topology);
+      answer = {
+        ...answer,
+        ...more.root,
+        primary: answer.primary && more.primary ? { ...answer.primary, ...more.primary } : answer.primary,
+      };
+    }
+    return answer;
   }
 
   promote(clientId: string, nasId: string) {

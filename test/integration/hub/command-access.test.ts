@@ -50,6 +50,21 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'vpn.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
   'vpn.rescue.enable': { user: 'ticketnet' },
   'vpn.rescue.read': { user: 'ticketnet', seal_to: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=' },
+  'lan.scan': {},
+  'equipment.pin': {
+    device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b',
+    lan_ip: '192.168.50.20',
+    mac: 'AA:BB:CC:00:00:01',
+    service_port: 80,
+    dstnat_port: 20001,
+    pin_lease: true,
+    agent_only: true,
+    probe_interval_seconds: 60,
+  },
+  'equipment.status': {
+    devices: [{ device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b', lan_ip: '192.168.50.20', mac: null }],
+  },
+  'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -75,6 +90,10 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'vpn.transport.remove': 403,
   'vpn.rescue.enable': 403,
   'vpn.rescue.read': 202,
+  'lan.scan': 202,
+  'equipment.pin': 403,
+  'equipment.status': 202,
+  'equipment.unpin': 403,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

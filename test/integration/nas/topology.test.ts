@@ -32,7 +32,21 @@ forEachDatabase('NAS topology', (database) => {
   it('is empty with primary null for a client without NAS, and carries the contract version', async () => {
     const res = await t.radius('GET', '/topology');
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ success: true, primary: null, members: [], warnings: [] });
+    expect(res.body).to.deep.equal({
+      success: true,
+      primary: null,
+      members: [],
+      warnings: [],
+      // the client equipment's quota block (docs/api/equipment.md)
+      capabilities: {
+        can_add_devices: false,
+        reason: 'SUIVI_PRO_REQUIRED',
+        enforced: false,
+        max_devices: null,
+        devices_used: 0,
+        devices_remaining: null,
+      },
+    });
     expect(res.headers['x-contract-version']).to.equal('1.0');
   });
 
@@ -227,7 +241,21 @@ forEachDatabase('NAS topology', (database) => {
 
       const last = await t.radius('DELETE', `/nas/${na.id}`);
       expect(last.status).to.equal(200);
-      expect(await t.topology()).to.deep.equal({ success: true, primary: null, members: [], warnings: [] });
+      expect(await t.topology()).to.deep.equal({
+        success: true,
+        primary: null,
+        members: [],
+        warnings: [],
+        // the client equipment's quota block (docs/api/equipment.md)
+        capabilities: {
+          can_add_devices: false,
+          reason: 'SUIVI_PRO_REQUIRED',
+          enforced: false,
+          max_devices: null,
+          devices_used: 0,
+          devices_remaining: null,
+        },
+      });
 
       // Deleted is inactive: every route answers 404 for it.
       for (const [method, path] of [

@@ -62,6 +62,11 @@ export const SAMPLE_BODIES: { [T in MessageType]: MessageBody<T> } = {
   pong: { t: NOW.getTime() },
   error: { code: 'ENROL_CODE_INVALID', message: 'enrolment code refused' },
   radius: { id: 'r-1', packet: Buffer.alloc(20, 1).toString('base64'), peer: '192.168.88.1:1812' },
+  stream_open: { id: COMMAND_ID, port: 20001, window: 262_144 },
+  stream_opened: { id: COMMAND_ID, window: 262_144 },
+  stream_data: { id: COMMAND_ID, data: Buffer.from('GET / HTTP/1.1\r\n\r\n').toString('base64') },
+  stream_credit: { id: COMMAND_ID, bytes: 65_536 },
+  stream_close: { id: COMMAND_ID, reason: 'end' },
   batch: {
     messages: [
       { type: 'ack', body: { id: COMMAND_ID } },
@@ -72,7 +77,9 @@ export const SAMPLE_BODIES: { [T in MessageType]: MessageBody<T> } = {
 
 /** Who signs each sample in the round-trip tests. */
 export function signerOf(type: MessageType): typeof CONTROLLER {
-  return ['enrol', 'hello', 'ack', 'result', 'report', 'batch'].includes(type) ? AGENT : CONTROLLER;
+  return ['enrol', 'hello', 'ack', 'result', 'report', 'batch', 'stream_opened'].includes(type)
+    ? AGENT
+    : CONTROLLER;
 }
 
 /** Signs arbitrary envelope fields with tweetnacl directly, bypassing every check of signEnvelope. */

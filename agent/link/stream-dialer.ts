@@ -1,0 +1,127 @@
+// Byte streams the controller asks for (its relay to a client's device behind the router): each
+// `stream_open` is a TCP connection from the agent to the router's own address on a dst-nat port,
+// which the router forwards to the device. Bytes travel as `stream_data`, and each side sends only
+// as much as the other has granted (`stream_credit`): a slow reader pauses the sender's socket, so
+// neither end buffers more than a window per stream whatever the device or the browser does.
+import { connect, type Socket } from 'node:net';
+import { STREAM_CHUNK_BYTES, type MessageBody, type MessageOf } from '../../protocol/index.js';
+import type { StreamMessageType } from './link-session.js';
+
+/** Bytes the agent may hold for one stream before the controller has written them on. */
+export const STREAM_WINDOW = 512 * 1024;
+/**
+ * Streams one link may carry at once; more are refused. With the window each way, at most 16 MiB
+ * of stream bytes in the agent (a browser opens ~6 connections per host).
+ */
+export const MAX_STREAMS = 16;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+type Send = <T extends 'stream_opened' | 'stream_data' | 'stream_credit' | 'stream_close'>(
+  type: T,
+  body: MessageBody<T>,
+) => Promise<boolean>;
+
+interface Stream {
+  socket: Socket;
+  /** Bytes the controller will still take. */
+  credit: number;
+  open: boolean;
+}
+
+export interface StreamDialerOptions {
+  /** The router's address, as the agent reaches its API. */
+  host: string;
+  send: Send;
+  logger: { debug(obj: object, msg?: string): void };
+}
+
+export class StreamDialer {
+  readonly #streams = new Map<string, Stream>();
+
+  constructor(private readonly options: StreamDialerOptions) {}
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  receive(message: MessageOf<StreamMessageType>): void {
+    switch (message.type) {
+      case 'stream_open':
+        return this.#open(message.body);
+      case 'stream_data': {
+        const stream = this.#streams.get(message.body.id);
+        if (!stream) return;
+        const bytes = Buffer.from(message.body.data, 'base64');
+        // credit back once the router's socket took the bytes: the controller never runs ahead of it
+        stream.socket.write(bytes, (err) => {
+          if (!err) void this.options.send('stream_credit', { id: message.body.id, bytes: bytes.length });
+        });
+        return;
+      }
+      case 'stream_credit': {
+        const stream = this.#streams.get(message.body.id);
+        if (!stream) return;
+        stream.credit += message.body.bytes;
+        if (stream.credit > 0 && stream.open) stream.socket.resume();
+        return;
+      }
+      case 'stream_close': {
+        const stream = this.#streams.get(message.body.id);
+        if (!stream) return;
+        this.#streams.delete(message.body.id);
+        if (message.body.reason === 'end') stream.socket.end();
+        else stream.socket.destroy();
+        return;
+      }
+    }
+  }
+
+  /** The link is gone: every stream with it (the controller's side is gone too). */
+  closeAll(): void {
+    for (const stream of this.#streams.values()) stream.socket.destroy();
+    this.#streams.clear();
+  }
+
+  #open(body: MessageBody<'stream_open'>): void {
+    const { id } = body;
+    if (this.#streams.has(id)) return;
+    if (this.#streams.size >= MAX_STREAMS) {
+      void this.options.send('stream_close', { id, reason: 'refused', message: 'too many streams' });
+      return;
+    }
+    const socket = connect({ host: this.options.host, port: body.port, timeout: CONNECT_TIMEOUT_MS });
+    socket.setNoDelay(true);
+    const stream: Stream = { socket, credit: body.window, open: false };
+    this.#streams.set(id, stream);
+    let closed = false;
+    const close = (reason: MessageBody<'stream_close'>['reason'], message?: string) => {
+      if (closed) return;
+      closed = true;
+      if (this.#streams.get(id) === stream) {
+        this.#streams.delete(id);
+        void this.options.send('stream_close', { id, reason, ...(message ? { message } : {}) });
+      }
+      socket.destroy();
+    };
+    socket.once('connect', () => {
+      stream.open = true;
+      socket.setTimeout(0);
+      void this.options.send('stream_opened', { id, window: STREAM_WINDOW });
+    });
+    socket.once('timeout', () => close('timeout', 'no connection to the router in time'));
+    socket.on('data', (chunk: Buffer) => {
+      for (let at = 0; at < chunk.length; at += STREAM_CHUNK_BYTES) {
+        const part = chunk.subarray(at, at + STREAM_CHUNK_BYTES);
+        void this.options.send('stream_data', { id, data: part.toString('base64') });
+        stream.credit -= part.length;
+      }
+      if (stream.credit <= 0) socket.pause();
+    });
+    socket.once('end', () => close('end'));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      close(stream.open ? 'error' : 'refused', err.code ?? err.message),
+    );
+    socket.once('close', () => close('end'));
+    this.options.logger.debug({ stream: id, port: body.port }, 'stream opened to the router');
+  }
+}

@@ -1,0 +1,183 @@
+// Byte streams over one agent link (version 3): the controller asks the agent to open a TCP
+// connection to its router's port, then both ends move bytes as `stream_data`, each sending only
+// what the other granted (`stream_credit`). A stream is a Node Duplex, so an HTTP client or a
+// pipe uses it like a socket and its backpressure reaches the far end: the browser waits for the
+// device, and a slow browser pauses the device's socket on the agent.
+import { Duplex } from 'node:stream';
+import { STREAM_CHUNK_BYTES, type MessageBody, type MessageOf } from '../../protocol/index.js';
+import { newId } from '../core/ids.js';
+
+/** Bytes this end may hold for one stream before it has passed them on. */
+export const CONTROLLER_STREAM_WINDOW = 512 * 1024;
+const OPEN_TIMEOUT_MS = 15_000;
+
+export type StreamSend = <T extends 'stream_open' | 'stream_data' | 'stream_credit' | 'stream_close'>(
+  type: T,
+  body: MessageBody<T>,
+) => void;
+
+export type AgentStreamMessage = MessageOf<
+  'stream_opened' | 'stream_data' | 'stream_credit' | 'stream_close'
+>;
+
+/** Why a stream could not be opened: `refused`/`timeout` from the agent, `closed` when the link went. */
+export class StreamOpenError extends Error {
+  constructor(
+    readonly reason: 'refused' | 'timeout' | 'error' | 'end' | 'closed',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class RelayStream extends Duplex {
+  #credit = 0;
+  /** Bytes received and handed on, not yet granted back (the reader is behind). */
+  #owed = 0;
+  #pending: { chunk: Buffer; at: number; cb: (err?: Error | null) => void } | undefined;
+  #closedByPeer = false;
+
+  constructor(
+    readonly id: string,
+    private readonly mux: StreamMux,
+  ) {
+    super({ allowHalfOpen: false });
+    // a stream that fails before anyone reads it (refused at opening, link gone) must not throw
+    this.on('error', () => undefined);
+  }
+
+  /** The agent is connected to the router: it may receive `window` bytes. */
+  opened(window: number): void {
+    this.#credit = window;
+  }
+
+  credit(bytes: number): void {
+    this.#credit += bytes;
+    const pending = this.#pending;
+    if (pending) {
+      this.#pending = undefined;
+      this.#sendFrom(pending.chunk, pending.at, pending.cb);
+    }
+  }
+
+  data(bytes: Buffer): void {
+    if (this.push(bytes)) this.mux.send('stream_credit', { id: this.id, bytes: bytes.length });
+    else this.#owed += bytes.length;
+  }
+
+  peerClosed(reason: MessageBody<'stream_close'>['reason'], message?: string): void {
+    this.#closedByPeer = true;
+    if (reason === 'end') this.push(null);
+    else this.destroy(new StreamOpenError(reason, message ?? reason));
+  }
+
+  override _read(): void {
+    if (this.#owed > 0) {
+      this.mux.send('stream_credit', { id: this.id, bytes: this.#owed });
+      this.#owed = 0;
+    }
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.#sendFrom(chunk, 0, cb);
+  }
+
+  #sendFrom(chunk: Buffer, from: number, cb: (err?: Error | null) => void): void {
+    let at = from;
+    while (at < chunk.length && this.#credit > 0) {
+      const part = chunk.subarray(at, at + Math.min(STREAM_CHUNK_BYTES, this.#credit));
+      this.mux.send('stream_data', { id: this.id, data: part.toString('base64') });
+      this.#credit -= part.length;
+      at += part.length;
+    }
+    // the agent has not taken what it was sent: the writer waits (backpressure)
+    if (at < chunk.length) this.#pending = { chunk, at, cb };
+    else cb();
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    if (!this.#closedByPeer) {
+      this.mux.send('stream_close', { id: this.id, reason: err ? 'error' : 'end' });
+    }
+    this.mux.forget(this.id);
+    cb(err);
+  }
+}
+
+/** The streams of one agent session. */
+export class StreamMux {
+  readonly #streams = new Map<string, RelayStream>();
+  readonly #opening = new Map<string, { resolve: () => void; reject: (err: StreamOpenError) => void }>();
+
+  constructor(readonly send: StreamSend) {}
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** A stream to the router's `port`, once the agent says it is connected. */
+  open(port: number): Promise<RelayStream> {
+    const id = newId();
+    const stream = new RelayStream(id, this);
+    this.#streams.set(id, stream);
+    return new Promise<RelayStream>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#opening.delete(id);
+        stream.destroy();
+        reject(new StreamOpenError('timeout', 'the agent did not open the stream in time'));
+      }, OPEN_TIMEOUT_MS);
+      this.#opening.set(id, {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(stream);
+        },
+        reject: (err) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      });
+      this.send('stream_open', { id, port, window: CONTROLLER_STREAM_WINDOW });
+    });
+  }
+
+  receive(message: AgentStreamMessage): void {
+    const stream = this.#streams.get(message.body.id);
+    if (!stream) return;
+    switch (message.type) {
+      case 'stream_opened':
+        stream.opened(message.body.window);
+        this.#opening.get(stream.id)?.resolve();
+        this.#opening.delete(stream.id);
+        return;
+      case 'stream_data':
+        stream.data(Buffer.from(message.body.data, 'base64'));
+        return;
+      case 'stream_credit':
+        stream.credit(message.body.bytes);
+        return;
+      case 'stream_close': {
+        const opening = this.#opening.get(stream.id);
+        this.#opening.delete(stream.id);
+        opening?.reject(
+          new StreamOpenError(message.body.reason, message.body.message ?? message.body.reason),
+        );
+        stream.peerClosed(message.body.reason, message.body.message);
+        return;
+      }
+    }
+  }
+
+  forget(id: string): void {
+    this.#streams.delete(id);
+  }
+
+  /** The link is gone: every stream ends with an error. */
+  closeAll(): void {
+    for (const [id, opening] of this.#opening) {
+      opening.reject(new StreamOpenError('closed', 'the agent link closed'));
+      this.#opening.delete(id);
+    }
+    for (const stream of this.#streams.values()) stream.peerClosed('error', 'the agent link closed');
+    this.#streams.clear();
+  }
+}

@@ -1,0 +1,71 @@
+import { loadOrCreateSecret } from '../../secrets.js';
+import { defineModule } from '../define-module.js';
+import { accessHostMiddleware } from './access-host.js';
+import { DeviceChecks } from './device-checks.js';
+import { DeviceWatch } from './device-watch.js';
+import { equipmentMonitorJob } from './jobs.js';
+import * as m0050 from './migrations/0050-equipment.js';
+import { relayMiddleware } from './relay.js';
+import { equipmentRoutes } from './routes.js';
+import { topologyBlock } from './topology-block.js';
+import { EquipmentService } from './service.js';
+
+/** How long the relay waits for a device to start answering. */
+const RELAY_TIMEOUT_MS = 30_000;
+
+/** How long a request waits for the agent to run a router change or read. */
+const COMMAND_WAIT_MS = 20_000;
+
+export const equipmentModule = defineModule({
+  name: 'equipment',
+  tables: ['equipment_devices'],
+  migrations: { '0050-equipment': m0050 },
+  provides: ['equipment'],
+  build: ({ db, clock, logger, config, options, use }) => {
+    const log = logger.child({ module: 'equipment' });
+    const deps = {
+      allocations: use('allocations'),
+      nas: use('nas'),
+      runner: use('runner'),
+      licences: use('licences'),
+      notifications: use('notifications'),
+    };
+    const equipment = new EquipmentService(db, clock, log, deps, {
+      quotaEnforced: config.equipmentQuotaEnforced,
+      ports: config.equipmentPorts,
+      commandWaitMs: COMMAND_WAIT_MS,
+    });
+    const checks = new DeviceChecks(db, clock, equipment.owners, equipment.pins);
+    const watch = new DeviceWatch(db, log, deps, equipment.pins);
+    // The RADIUS topology (the NAS module's route) shows the PRIMARY's devices and the quota.
+    deps.nas.addTopologyExtension(topologyBlock(db, deps, equipment));
+    // A router whose link comes back gets what waited for it at once (the job covers the links
+    // held by other instances within a minute).
+    use('hub').onLinkUp((allocationId) => {
+      void deps.allocations
+        .getWithOwner(allocationId)
+        .then(({ clientId }) => watch.resume(clientId, allocationId))
+        .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
+    });
+    const relayDeps = {
+      equipment,
+      hub: use('hub'),
+      authenticate: use('accounts').authenticate,
+      timeoutMs: options.equipment?.relayTimeoutMs ?? RELAY_TIMEOUT_MS,
+    };
+    const access = {
+      domain: config.equipmentDeviceDomain,
+      scheme: config.equipmentDeviceScheme,
+      key: loadOrCreateSecret(config.dataDir, 'equipment-access-key'),
+    };
+    return {
+      services: { equipment },
+      routes: (api) => equipmentRoutes(api, { equipment, checks, clock, access }),
+      jobs: [equipmentMonitorJob({ watch })],
+      beforeBodyParser: [
+        accessHostMiddleware({ ...relayDeps, domain: access.domain, key: access.key, clock }),
+        relayMiddleware(relayDeps),
+      ],
+    };
+  },
+});

@@ -1,0 +1,288 @@
+// The client equipment API (docs/api/equipment.md): scan, declare, list, delete, monitor and the
+// quota. Every router action is an agent command; no transaction is open while one runs (rows are
+// written before and after it).
+import { AppError } from '../../core/app-error.js';
+import { iso, type Clock } from '../../core/clock.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Logger } from '../../logger.js';
+import type { AllocationView } from '../allocations/index.js';
+import { deviceView, hardwareView, vpnHealth, type DeviceView } from './device-view.js';
+import type { EquipmentDeps, EquipmentOptions } from './deps.js';
+import { DevicePins } from './device-pins.js';
+import { natRulePlan, routerSyntax, type NatRulePlan } from './nat-plan.js';
+import * as q from './queries.js';
+import { capabilities, type Capabilities } from './quota.js';
+import { ownerCheck, RouterOwners } from './router-owner.js';
+import { buildScan, type ScanAnswer } from './scan-filter.js';
+import type { DeviceFields } from './schemas.js';
+import type { EquipmentDevicesTable } from './tables.js';
+import { vendorOf } from './vendor.js';
+
+const SCAN_TIMEOUT_MS = 20_000;
+const PORT_ATTEMPTS = 8;
+
+export interface CreatedDevice extends DeviceView {
+  nat_rule: NatRulePlan;
+}
+
+export class EquipmentService {
+  readonly owners: RouterOwners;
+  readonly pins: DevicePins;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly deps: EquipmentDeps,
+    private readonly options: EquipmentOptions,
+  ) {
+    this.owners = new RouterOwners(deps.allocations, deps.nas);
+    this.pins = new DevicePins(db, clock, deps, options);
+  }
+
+  async scan(clientId: string, serial: string, all: boolean): Promise<ScanAnswer> {
+    const allocation = await this.owners.allocationFor(clientId, serial);
+    const lan = await this.deps.runner.runForRequest(
+      { clientId, allocationId: allocation.id },
+      'lan.scan',
+      {},
+      SCAN_TIMEOUT_MS,
+    );
+    const devices = await q.listForAllocation(this.db, clientId, allocation.id);
+    return buildScan(
+      lan,
+      {
+        lanIps: new Set(devices.map((d) => d.lan_ip)),
+        macs: new Set(devices.flatMap((d) => (d.mac_address ? [d.mac_address.toUpperCase()] : []))),
+      },
+      { all },
+    );
+  }
+
+  /** The Suivi Pro block; rights that cannot be read give `can_add_devices` null. */
+  async capabilities(clientId: string): Promise<Capabilities> {
+    const used = await q.countDevices(this.db, clientId);
+    let max: number | null | undefined;
+    try {
+      max = await this.#maxDevices(clientId);
+    } catch (err) {
+      this.logger.warn({ err: String(err), clientId }, 'Suivi Pro rights unreadable');
+      max = undefined;
+    }
+    return capabilities(max, used, this.options.quotaEnforced);
+  }
+
+  async #maxDevices(clientId: string): Promise<number | null> {
+    const now = iso(this.clock.now());
+    const licences = (await this.deps.licences.listForClient(clientId)).filter(
+      (l) =>
+        l.product_code === 'SUIVI_PRO' && l.status === 'ACTIVE' && l.starts_at <= now && l.expires_at > now,
+    );
+    if (licences.length === 0) return null;
+    const plans = new Map((await this.deps.licences.listPlans()).map((p) => [p.code, p.max_devices]));
+    return Math.max(...licences.map((l) => plans.get(l.plan_code) ?? 0));
+  }
+
+  /** Refuses an add the enforced quota does not allow (`count` devices at once). */
+  async #checkQuota(clientId: string, count: number): Promise<void> {
+    if (!this.options.quotaEnforced) return;
+    const caps = await this.capabilities(clientId);
+    if (caps.can_add_devices === null) return;
+    if (caps.reason === 'SUIVI_PRO_REQUIRED') {
+      throw new AppError('SUIVI_PRO_REQUIRED', 'A Suivi Pro subscription is required to add devices');
+    }
+    if (caps.max_devices !== null && caps.devices_used + count > caps.max_devices) {
+      throw new AppError('DEVICE_QUOTA_REACHED', 'The device cap of your Suivi Pro plan is reached', {
+        details: { max_devices: caps.max_devices, devices_used: caps.devices_used },
+        extra: { code: 'DEVICE_QUOTA_REACHED' },
+      });
+    }
+  }
+
+  async create(
+    clientId: string,
+    body: DeviceFields & { router_serial: string; pushNat?: boolean | undefined },
+  ) {
+    const allocation = await this.owners.allocationFor(clientId, body.router_serial);
+    await this.#checkQuota(clientId, 1);
+    return this.#createOne(clientId, allocation, body, body.pushNat !== false);
+  }
+
+  /** Declares several devices of one router after a scan; those already declared are skipped. */
+  async sync(
+    clientId: string,
+    body: { router_serial: string; devices: DeviceFields[]; pushNat?: boolean | undefined },
+  ) {
+    const allocation = await this.owners.allocationFor(clientId, body.router_serial);
+    const existing = await q.listForAllocation(this.db, clientId, allocation.id);
+    const taken = new Set(existing.map((d) => d.lan_ip));
+    const fresh: DeviceFields[] = [];
+    const skipped: { lan_ip: string; reason: 'ALREADY_ADDED' }[] = [];
+    for (const d of body.devices) {
+      if (taken.has(d.lan_ip)) skipped.push({ lan_ip: d.lan_ip, reason: 'ALREADY_ADDED' });
+      else {
+        taken.add(d.lan_ip);
+        fresh.push(d);
+      }
+    }
+    if (fresh.length > 0) await this.#checkQuota(clientId, fresh.length);
+    const created: CreatedDevice[] = [];
+    for (const d of fresh)
+      created.push(await this.#createOne(clientId, allocation, d, body.pushNat !== false));
+    return { created, skipped };
+  }
+
+  async #createOne(
+    clientId: string,
+    allocation: AllocationView,
+    fields: DeviceFields,
+    pushNat: boolean,
+  ): Promise<CreatedDevice> {
+    const now = iso(this.clock.now());
+    const mac = fields.mac_address ? fields.mac_address.replaceAll('-', ':').toUpperCase() : null;
+    const vendor = vendorOf(mac);
+    const linkUp = allocation.link_state === 'CONNECTED';
+    const row: EquipmentDevicesTable = {
+      id: newId(),
+      client_id: clientId,
+      allocation_id: allocation.id,
+      router_serial: allocation.router.serial ?? '',
+      name: fields.name,
+      device_type: fields.device_type,
+      lan_ip: fields.lan_ip,
+      mac_address: mac,
+      vendor: vendor.vendor,
+      vendor_logo: vendor.vendor_logo,
+      service_protocol: fields.service_protocol,
+      service_port: fields.service_port,
+      dstnat_port: 0,
+      status: 'PENDING',
+      pending_reason: !pushNat ? 'PUSH_NAT_DISABLED' : 'ROUTER_UNREACHABLE',
+      nat_managed_by: 'app',
+      monitored: 1,
+      online: null,
+      online_changed_at: null,
+      down_since: null,
+      down_step: 0,
+      needs_revalidation: 0,
+      hardware_reason: null,
+      src_address: null,
+      lease_static: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.#insertWithPort(row);
+    const placed = pushNat && linkUp ? await this.pins.pin(row, allocation, 'created') : row;
+    return { ...deviceView(placed), nat_rule: this.plan(placed, allocation) };
+  }
+
+  /** The lowest free port of the range; a concurrent creation that took it makes this one try the next. */
+  async #insertWithPort(row: EquipmentDevicesTable): Promise<void> {
+    const [first, last] = this.options.ports;
+    for (let attempt = 1; ; attempt++) {
+      const used = await q.usedPorts(this.db, row.allocation_id);
+      let port = first;
+      while (port <= last && used.has(port)) port++;
+      if (port > last) {
+        throw new AppError('EQUIPMENT_PORTS_EXHAUSTED', 'Every access port of this router is reserved');
+      }
+      try {
+        await q.insertDevice(this.db, { ...row, dstnat_port: port });
+        row.dstnat_port = port;
+        return;
+      } catch (err) {
+        if (!isUniqueViolation(err) || attempt >= PORT_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  plan(row: EquipmentDevicesTable, allocation: AllocationView | undefined): NatRulePlan {
+    return natRulePlan(
+      { ...row, monitored: row.monitored === 1 },
+      routerSyntax(allocation?.router.routeros_version),
+      row.src_address,
+    );
+  }
+
+  async device(clientId: string, id: string): Promise<EquipmentDevicesTable> {
+    const row = await q.findDevice(this.db, clientId, id);
+    if (!row) throw new AppError('DEVICE_NOT_FOUND', 'No device with this id');
+    return row;
+  }
+
+  /**
+   * What the relay needs to reach a device, checked on every call: the tenant's device, ACTIVE,
+   * its router still the client's on its slot, and that slot's link up.
+   */
+  async relayTarget(clientId: string, id: string) {
+    const row = await this.device(clientId, id);
+    if (row.status !== 'ACTIVE') {
+      throw new AppError('DEVICE_NOT_ACTIVE', 'The access to this device is not in place on its router');
+    }
+    const { owner, allocation } = await this.owners.check(clientId, row);
+    if (owner !== 'OK' || row.needs_revalidation === 1) {
+      throw new AppError('DEVICE_NOT_ACTIVE', 'This device must be confirmed again before it can be opened', {
+        details: { reason: owner !== 'OK' ? owner : row.hardware_reason },
+      });
+    }
+    if (allocation?.link_state !== 'CONNECTED') {
+      throw new AppError(
+        'EQUIPMENT_LINK_DOWN',
+        "The router's agent link is down; the device cannot be reached now",
+      );
+    }
+    return {
+      allocationId: row.allocation_id,
+      dstnatPort: row.dstnat_port,
+      lanIp: row.lan_ip,
+      servicePort: row.service_port,
+      protocol: row.service_protocol,
+    };
+  }
+
+  async list(clientId: string) {
+    const rows = await q.listDevices(this.db, clientId);
+    const allocations = await this.deps.allocations.list(clientId);
+    return {
+      data: rows.map((row) => {
+        const { owner, allocation } = ownerCheck(allocations, row);
+        return { ...deviceView(row), vpn_health: vpnHealth(allocation), hardware: hardwareView(row, owner) };
+      }),
+      capabilities: await this.capabilities(clientId),
+    };
+  }
+
+  /** Removes the device; its rule and probe too when the router can be reached now. */
+  async remove(clientId: string, id: string) {
+    const row = await this.device(clientId, id);
+    const { owner, allocation } = await this.owners.check(clientId, row);
+    let removedOnRouter = false;
+    if (owner === 'OK' && allocation?.link_state === 'CONNECTED') {
+      removedOnRouter = await this.pins.unpin(row);
+    }
+    await q.deleteDevice(this.db, clientId, id);
+    return {
+      id,
+      deleted: true,
+      removed_on_router: removedOnRouter,
+      remove_command: this.plan(row, allocation).remove_command,
+    };
+  }
+
+  /** Turns the probe on or off (on the router too when it can be reached now). */
+  async monitor(clientId: string, id: string, enabled: boolean): Promise<DeviceView> {
+    const row = await this.device(clientId, id);
+    const patch = enabled
+      ? { monitored: 1 }
+      : { monitored: 0, online: null, online_changed_at: null, down_since: null, down_step: 0 };
+    await q.updateDevice(this.db, clientId, id, { ...patch, updated_at: iso(this.clock.now()) });
+    let updated = { ...row, ...patch };
+    const { owner, allocation } = await this.owners.check(clientId, row);
+    if (owner === 'OK' && row.status === 'ACTIVE' && allocation?.link_state === 'CONNECTED') {
+      updated = await this.pins.pin(updated, allocation, 'monitor');
+    }
+    return deviceView(updated);
+  }
+}

@@ -1,0 +1,288 @@
+// Devices on the router's LAN (access points, cameras) and what the router does for them: their
+// DHCP lease and ARP entry, the dst-nat rules of `/ip firewall nat` really forwarding TCP to them,
+// and `/tool netwatch` probing them. A device is a real TCP endpoint on loopback that the test
+// starts (an HTTP server); the simulator maps its LAN address and ports onto it.
+//
+// As on a router (RouterOS manual, "NAT" and "Netwatch"):
+// - a connection to the router on a port that an enabled `chain=dstnat action=dst-nat` rule matches
+//   (protocol tcp, dst-port, src-address when set) goes to `to-addresses`:`to-ports`, the first
+//   matching rule in list order winning; with no matching rule the router itself answers on that
+//   port, where nothing listens (reset). A rule removed, disabled or changed breaks new connections;
+//   those already tracked keep going;
+// - a device that is off does not answer: the connection is held unanswered, as a SYN with no reply;
+// - netwatch probes each enabled entry every `interval`: `type=tcp-conn` (7.4+) opens a TCP
+//   connection to `host`:`port`, the other types (and RouterOS 6, which has only ICMP) ask whether
+//   the host answers at all; `status` becomes up or down and `since` the time of the change.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { MenuTable, SimRecord } from './menu-table.js';
+import { formatDateTime, parseDuration } from './ros-format.js';
+import type { RouterState } from './router-state.js';
+
+export const LAN_BRIDGE = 'bridge-lan';
+export const LAN_NET = '192.168.50';
+
+export interface LanDeviceOptions {
+  address: string;
+  mac: string;
+  hostName?: string;
+  /** LAN port → loopback port of the real server behind it. */
+  ports: Record<number, number>;
+  /** A dynamic DHCP lease (default), a static one, or none (a fixed address on the device). */
+  lease?: 'dynamic' | 'static' | 'none';
+}
+
+interface LanDevice extends LanDeviceOptions {
+  online: boolean;
+}
+
+const NETWATCH_TICK_MS = 1000;
+/** How long an unanswered connection (device off) is held before the router drops its state. */
+const SILENT_HOLD_MS = 30_000;
+
+export class SimLan {
+  readonly #devices = new Map<string, LanDevice>();
+  readonly #listeners = new Map<number, Server>();
+  readonly #sockets = new Set<Socket>();
+  readonly #lastProbe = new Map<number, number>();
+  readonly #timer: NodeJS.Timeout;
+  readonly #onNatChange = () => this.#syncListeners();
+  #closed = false;
+
+  constructor(
+    private readonly state: RouterState,
+    private readonly host: string,
+  ) {
+    this.#nat.on('change', this.#onNatChange);
+    this.#timer = setInterval(() => void this.probeDue(performance.now()), NETWATCH_TICK_MS).unref();
+  }
+
+  get #nat(): MenuTable {
+    return this.state.table('/ip/firewall/nat');
+  }
+
+  /** Puts a device on the LAN bridge (created with its subnet and DHCP server on first use). */
+  addDevice(options: LanDeviceOptions): void {
+    this.#ensureBridge();
+    const device: LanDevice = { ...options, mac: options.mac.toUpperCase(), online: true };
+    this.#devices.set(device.mac, device);
+    const lease = options.lease ?? 'dynamic';
+    if (lease !== 'none') {
+      this.state.table('/ip/dhcp-server/lease').insert({
+        address: device.address,
+        'mac-address': device.mac,
+        'client-id': `1:${device.mac.toLowerCase()}`,
+        server: 'dhcp-lan',
+        status: 'bound',
+        'active-address': device.address,
+        'active-mac-address': device.mac,
+        'host-name': options.hostName ?? '',
+        radius: 'false',
+        dynamic: lease === 'dynamic' ? 'true' : 'false',
+        blocked: 'false',
+        disabled: 'false',
+      });
+    }
+    this.#putArp(device);
+  }
+
+  /** Switches a device off (its ARP entry goes, it answers nothing) or on again. */
+  setOnline(mac: string, online: boolean): void {
+    const device = this.#device(mac);
+    device.online = online;
+    if (online) this.#putArp(device);
+    else this.#dropArp(device);
+  }
+
+  /** The device now uses another address (set by hand on it): its ARP entry follows, a static lease stays. */
+  moveDevice(mac: string, address: string): void {
+    const device = this.#device(mac);
+    this.#dropArp(device);
+    const lease = this.state.table('/ip/dhcp-server/lease').findBy('mac-address', device.mac);
+    if (lease && lease.props.dynamic === 'true') {
+      this.state.table('/ip/dhcp-server/lease').update(lease, { address, 'active-address': address });
+    }
+    device.address = address;
+    if (device.online) this.#putArp(device);
+  }
+
+  /** Runs every enabled netwatch entry now, whatever its interval. */
+  async probeAll(): Promise<void> {
+    await this.probeDue(Number.POSITIVE_INFINITY);
+  }
+
+  /** Runs the netwatch entries whose interval has passed at monotonic time `nowMs`. */
+  async probeDue(nowMs: number): Promise<void> {
+    const table = this.state.menu('/tool/netwatch');
+    if (!table || this.#closed) return;
+    for (const rec of table.list()) {
+      if (rec.props.disabled === 'true') continue;
+      const intervalMs = (parseDuration(rec.props.interval ?? '1m') ?? 60) * 1000;
+      const last = this.#lastProbe.get(rec.id);
+      if (nowMs !== Number.POSITIVE_INFINITY && last !== undefined && nowMs - last < intervalMs) continue;
+      this.#lastProbe.set(rec.id, nowMs === Number.POSITIVE_INFINITY ? performance.now() : nowMs);
+      const up = await this.#probe(rec);
+      const status = up ? 'up' : 'down';
+      if (table.get(rec.id) && rec.props.status !== status) {
+        table.update(rec, { status, since: formatDateTime(this.state.caps, this.state.identity.now()) });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#nat.off('change', this.#onNatChange);
+    for (const s of this.#sockets) s.destroy();
+    await Promise.all([...this.#listeners.values()].map((srv) => new Promise((r) => srv.close(r))));
+    this.#listeners.clear();
+  }
+
+  // ---- NAT ---------------------------------------------------------------------
+
+  /** dst-port of an enabled dst-nat rule (a single port: ranges and lists are not modelled). */
+  #natPort(rec: SimRecord): number | undefined {
+    const p = rec.props;
+    if (p.disabled === 'true' || p.chain !== 'dstnat' || p.action !== 'dst-nat' || p.protocol !== 'tcp') {
+      return undefined;
+    }
+    const port = Number(p['dst-port']);
+    return Number.isInteger(port) && port > 0 && port <= 65535 ? port : undefined;
+  }
+
+  #syncListeners(): void {
+    if (this.#closed) return;
+    const wanted = new Set(this.#nat.list().flatMap((r) => this.#natPort(r) ?? []));
+    for (const [port, server] of this.#listeners) {
+      if (!wanted.has(port)) {
+        server.close();
+        this.#listeners.delete(port);
+      }
+    }
+    for (const port of wanted) {
+      if (this.#listeners.has(port)) continue;
+      const server = createServer((socket) => this.#forward(port, socket));
+      // a port taken on this machine by something else cannot be modelled: left without listener
+      server.on('error', () => this.#listeners.delete(port));
+      server.listen(port, this.host);
+      this.#listeners.set(port, server);
+    }
+  }
+
+  #forward(port: number, socket: Socket): void {
+    this.#sockets.add(socket);
+    socket.on('close', () => this.#sockets.delete(socket));
+    socket.on('error', () => undefined);
+    const source = (socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const rule = this.#nat
+      .list()
+      .find((r) => this.#natPort(r) === port && matchesAddress(r.props['src-address'], source));
+    if (!rule) return void socket.resetAndDestroy();
+    const target = rule.props['to-addresses'] ?? '';
+    const toPort = Number(rule.props['to-ports'] || port);
+    const device = [...this.#devices.values()].find((d) => d.address === target && d.online);
+    if (!device) {
+      // nobody answers at that address: the client's connection attempt goes unanswered
+      socket.pause();
+      setTimeout(() => socket.destroy(), SILENT_HOLD_MS).unref();
+      return;
+    }
+    const real = device.ports[toPort];
+    if (real === undefined) return void socket.resetAndDestroy();
+    const upstream = connect(real, '127.0.0.1');
+    // a router forwards packets as they come: no Nagle delay of its own on either side
+    socket.setNoDelay(true);
+    upstream.setNoDelay(true);
+    this.#sockets.add(upstream);
+    upstream.on('close', () => this.#sockets.delete(upstream));
+    upstream.on('error', () => socket.destroy());
+    socket.on('close', () => upstream.destroy());
+    socket.pipe(upstream);
+    upstream.pipe(socket);
+  }
+
+  // ---- netwatch ----------------------------------------------------------------
+
+  async #probe(rec: SimRecord): Promise<boolean> {
+    const device = [...this.#devices.values()].find((d) => d.address === rec.props.host);
+    if (!device?.online) return false;
+    if (rec.props.type !== 'tcp-conn') return true;
+    const real = device.ports[Number(rec.props.port)];
+    if (real === undefined) return false;
+    return new Promise<boolean>((resolve) => {
+      const probe = connect(real, '127.0.0.1');
+      probe.once('connect', () => {
+        probe.destroy();
+        resolve(true);
+      });
+      probe.once('error', () => resolve(false));
+    });
+  }
+
+  // ---- LAN tables --------------------------------------------------------------
+
+  #device(mac: string): LanDevice {
+    const device = this.#devices.get(mac.toUpperCase());
+    if (!device) throw new Error(`no LAN device ${mac}`);
+    return device;
+  }
+
+  #ensureBridge(): void {
+    if (this.state.table('/interface').findBy('name', LAN_BRIDGE)) return;
+    this.state.table('/interface').insert({
+      name: LAN_BRIDGE,
+      type: 'bridge',
+      mtu: 'auto',
+      'actual-mtu': '1500',
+      running: 'true',
+      disabled: 'false',
+    });
+    this.state.table('/ip/address').insert({
+      address: `${LAN_NET}.1/24`,
+      network: `${LAN_NET}.0`,
+      interface: LAN_BRIDGE,
+      'actual-interface': LAN_BRIDGE,
+      invalid: 'false',
+      dynamic: 'false',
+      disabled: 'false',
+    });
+    this.state.table('/ip/dhcp-server').insert({
+      name: 'dhcp-lan',
+      interface: LAN_BRIDGE,
+      'lease-time': '10m',
+      authoritative: 'true',
+      invalid: 'false',
+      dynamic: 'false',
+      disabled: 'false',
+    });
+  }
+
+  #putArp(device: LanDevice): void {
+    this.state.table('/ip/arp').insert({
+      address: device.address,
+      'mac-address': device.mac,
+      interface: LAN_BRIDGE,
+      invalid: 'false',
+      DHCP: device.lease === 'none' ? 'false' : 'true',
+      dynamic: 'true',
+      published: 'false',
+      complete: 'true',
+      disabled: 'false',
+    });
+  }
+
+  #dropArp(device: LanDevice): void {
+    const arp = this.state.table('/ip/arp');
+    for (const rec of arp.list()) if (rec.props['mac-address'] === device.mac) arp.delete(rec);
+  }
+}
+
+/** `src-address` of a rule: empty matches any source; an address, a CIDR, or `!` before either. */
+function matchesAddress(rule: string | undefined, source: string): boolean {
+  if (!rule) return true;
+  const negate = rule.startsWith('!');
+  const [net, bits] = (negate ? rule.slice(1) : rule).split('/');
+  const toNum = (ip: string) => ip.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+  const size = 2 ** (32 - Number(bits ?? 32));
+  const hit = Math.floor(toNum(source) / size) === Math.floor(toNum(net ?? '') / size);
+  return negate ? !hit : hit;
+}
