@@ -12,6 +12,7 @@ import { exportResellers } from './resellers-export.js';
 import { exportSales } from './sales-export.js';
 import { readRadiusStatus } from './radius-status.js';
 import { applyScript } from './script-apply.js';
+import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -60,6 +61,8 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'router.script.apply': ({ router, params, signal }) =>
     applyScript(router, { name: params.name, source: params.source, signal, logger }),
   'radius.status': ({ router, signal }) => readRadiusStatus(router, { signal }),
+  'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
+  'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

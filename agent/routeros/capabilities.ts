@@ -20,6 +20,11 @@ export interface RouterCapabilities {
   fileTransfer: 'file-read' | 'ftp';
   /** Property names that differ between versions. */
   properties: {
+    /**
+     * `/ip/route` property naming the interface a gateway is reached through: v7 prints
+     * `immediate-gw` (`192.168.1.1%ether1`), v6 `gateway-status` (`192.168.1.1 reachable via  ether1`).
+     */
+    routeGatewayInterface: 'immediate-gw' | 'gateway-status';
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
     licenseId: readonly string[];
   };
@@ -59,6 +64,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
     // `/file/read file= offset= chunk-size=` exists from 7.13
     fileTransfer: atLeast(v, 7, 13) ? 'file-read' : 'ftp',
     properties: {
+      routeGatewayInterface: v7 ? 'immediate-gw' : 'gateway-status',
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },
   };

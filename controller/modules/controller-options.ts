@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { AgentHubOptions } from '../hub/index.js';
 import type { NasDirectory, RadiusServiceOptions } from '../radius/index.js';
 import type { MigrationOptions } from './migration/index.js';
+import type { BandwidthOptions } from './bandwidth/index.js';
 import type { HttpClient, PushSender } from './notifications/index.js';
 
 export interface ControllerOptions {
@@ -26,4 +27,6 @@ export interface ControllerOptions {
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
   httpClient?: HttpClient;
+  /** Tests and benchmarks shorten the bandwidth pass's command wait and lease. */
+  bandwidth?: Partial<BandwidthOptions>;
 }

@@ -29,6 +29,8 @@ import {
 import { resellersModule, type ResellersService, type ResellersTables } from './resellers/index.js';
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
+import { usageModule, type UsageService, type UsageTables } from './usage/index.js';
+import { bandwidthModule, type BandwidthService, type BandwidthTables } from './bandwidth/index.js';
 import {
   ticketsModule,
   type ProfilesService,
@@ -56,6 +58,8 @@ export const MODULES = [
   affluenceModule,
   migrationModule,
   adminModule,
+  usageModule,
+  bandwidthModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -82,6 +86,8 @@ export interface Services {
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
   migration: MigrationService;
+  usage: UsageService;
+  bandwidth: BandwidthService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -99,4 +105,6 @@ export interface Database
     TakeoverTables,
     SalesTables,
     NotificationsTables,
-    MigrationTables {}
+    MigrationTables,
+    UsageTables,
+    BandwidthTables {}

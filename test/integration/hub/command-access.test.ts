@@ -21,6 +21,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'sales.export': { limit: 10 },
   'router.script.apply': { name: 'ticketnet-radius', source: '/radius add secret="s3cr3t"' },
   'radius.status': {},
+  'hotspot.active.usage': {},
+  'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -38,6 +40,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'sales.export': 202,
   'router.script.apply': 403,
   'radius.status': 202,
+  'hotspot.active.usage': 202,
+  'bandwidth.apply': 403,
 };
 
 forEachDatabase('client command route: reads only', (database) => {
