@@ -21,11 +21,11 @@ export interface BwTest extends NasTest {
   grant(clientId: string, plan: string): Promise<void>;
   bwSite(serial: string, token?: string): Promise<BwSite>;
   reconcile(limite?: number): Promise<TestResponse>;
+  /** What the hub's heartbeat does on a live link, at the manual clock's time (tests move it by days). */
+  keepLinks(): Promise<void>;
 }
 
 export async function startBandwidthTest(database: TestDatabase): Promise<BwTest> {
-  // The tests move the clock by minutes (the limiter's window): a long heartbeat keeps the fake
-  // agents' links from looking stale on the manual clock.
   const t = await startNasTest(database, {}, { heartbeatMs: 3_600_000 });
   const grant = async (clientId: string, plan: string) => {
     const res = await t.t.request('POST', '/api/v1/admin/licences', {
@@ -35,6 +35,13 @@ export async function startBandwidthTest(database: TestDatabase): Promise<BwTest
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
   };
   await grant(t.client.id, 'MONITORING_MONTHLY');
+  const keepLinks = async () => {
+    await t.t.db.db
+      .updateTable('agent_links')
+      .set({ last_seen_at: t.t.clock.now().toISOString() })
+      .where('link_state', '=', 'CONNECTED')
+      .execute();
+  };
   return {
     ...t,
     grant,
@@ -70,9 +77,16 @@ export async function startBandwidthTest(database: TestDatabase): Promise<BwTest
       };
       return bw;
     },
-    reconcile: (limite) =>
-      t.t.request('POST', `/api/v1/radius/admin/bandwidth/reconcile${limite ? `?limite=${limite}` : ''}`, {
-        token: t.admin.token,
-      }),
+    keepLinks,
+    reconcile: async (limite) => {
+      await keepLinks();
+      return t.t.request(
+        'POST',
+        `/api/v1/radius/admin/bandwidth/reconcile${limite ? `?limite=${limite}` : ''}`,
+        {
+          token: t.admin.token,
+        },
+      );
+    },
   };
 }
