@@ -11,11 +11,11 @@ import { startLiveStack, type LiveStack } from '../support/live-site.js';
 import { addInterfaceTraffic } from '../routeros-sim/qos-menus.js';
 import type { RouterSim } from '../routeros-sim/router-sim.js';
 
-const rows = (sim: RouterSim, path: string) =>
+const rows = (sim: RouterSim, path: string): Record<string, string>[] =>
   sim.state
     .table(path)
     .list()
-    .map((r) => ({ id: r.id, ...r.props }));
+    .map((r) => ({ id: String(r.id), ...r.props }));
 const marked = (sim: RouterSim, path: string) =>
   rows(sim, path).filter(
     (r) => (r.comment ?? '').startsWith('ticketnet:bw:') || (r.name ?? '').startsWith('tn-bw-'),

@@ -130,6 +130,8 @@ export class UsageService {
     if (
       typeof rx === 'number' &&
       typeof tx === 'number' &&
+      Number.isSafeInteger(rx) &&
+      Number.isSafeInteger(tx) &&
       rx >= 0 &&
       tx >= 0 &&
       !Number.isNaN(Date.parse(at))

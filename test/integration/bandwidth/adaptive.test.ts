@@ -34,7 +34,7 @@ forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
         clientId: t.client.id,
         allocationId: site.allocationId,
         at: new Date(start + i * 300_000),
-        rxBytes: Number(base) + i * bytesEach,
+        rxBytes: Number(base) + Math.round(i * bytesEach),
         txBytes: 0,
         timeZone: zone,
       });
