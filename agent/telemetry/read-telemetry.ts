@@ -31,7 +31,9 @@ export async function readTelemetry(
     router.count('/ip/hotspot/active', undefined, call),
   ]);
   const resource = resources[0] ?? {};
-  const [wan, zone] = await Promise.all([readWan(router, call), readZone(router, call)]);
+  // One after the other: these extras never compete with the health sample on a busy router.
+  const wan = await readWan(router, call);
+  const zone = await readZone(router, call);
   return {
     ...(wan ? { wan } : {}),
     ...(zone ? { time_zone: zone } : {}),
