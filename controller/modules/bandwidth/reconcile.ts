@@ -203,7 +203,9 @@ export class Reconciler {
     const added = throttles.filter((t) => !current.some((o) => o.username === t.username));
     c.usagers_liberes += released.length;
     c.usagers_brides += added.length;
-    await q.replaceThrottles(deps.db, row.client_id, row.nas_id, throttles);
+    // Written only when the set changed: a pass over an unchanged router writes just its outcome.
+    if (released.length > 0 || added.length > 0)
+      await q.replaceThrottles(deps.db, row.client_id, row.nas_id, throttles);
     for (const t of added) {
       await this.journal.record(
         row.client_id,
@@ -218,7 +220,9 @@ export class Reconciler {
         name,
       );
     }
-    if (out.state === 'ON') await q.markCappedDay(deps.db, row.client_id, row.nas_id, local.day);
+    const checkedDay = row.checked_at ? routerDay(new Date(row.checked_at), timeZone).day : null;
+    if (out.state === 'ON' && (before !== 'ON' || row.in_error === 1 || checkedDay !== local.day))
+      await q.markCappedDay(deps.db, row.client_id, row.nas_id, local.day);
     if (out.state === 'ON' && before !== 'ON') {
       await this.journal.record(
         row.client_id,
