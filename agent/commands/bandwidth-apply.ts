@@ -104,19 +104,28 @@ export async function applyBandwidth(
       }
       return;
     }
-    for (const want of plan[menu]) {
-      const have = marked[menu].find((r) => keyOf(menu, r) === want.key);
+    // The first entry of a key is the one kept (later duplicates are removed).
+    const byKey = new Map<string, Row>();
+    for (const r of marked[menu]) if (!byKey.has(keyOf(menu, r)!)) byKey.set(keyOf(menu, r)!, r);
+    const write = async (want: PlannedObject) => {
+      const have = byKey.get(want.key);
       if (!have) {
         await router.add(MENUS[menu], want.props, call);
         counts.added++;
-        continue;
+        return;
       }
       const diff = changedProps(want, have);
       if (Object.keys(diff).length > 0) {
         await router.set(MENUS[menu], have['.id']!, diff, call);
         counts.updated++;
       }
-    }
+    };
+    // Entries of one menu do not depend on each other, except tree queues on their parents:
+    // parents first, then the rest, each group sent together (tagged API calls).
+    const first = plan[menu].filter((o) => menu !== 'tree' || o.props.parent === 'global');
+    const then = plan[menu].filter((o) => !first.includes(o));
+    await Promise.all(first.map(write));
+    await Promise.all(then.map(write));
   };
 
   const ruleBlockMatches = (menu: 'mangle' | 'filter'): boolean => {
