@@ -3,6 +3,7 @@
 // queue tree) are compared object by object; the marked rules of the ordered ones (mangle, filter)
 // are rewritten as a block when they differ in any way, order and place included, since a rule's
 // effect depends on where it sits. Nothing without our mark is ever changed.
+import { setMaxListeners } from 'node:events';
 import type { CommandOutput } from '../../protocol/index.js';
 import { RouterError } from '../routeros/router-error.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
@@ -61,6 +62,8 @@ export async function applyBandwidth(
   options: { signal?: AbortSignal } = {},
 ): Promise<Output> {
   const call = options.signal ? { signal: options.signal } : {};
+  // Several calls share the deadline's signal at once (each adds its abort listener).
+  if (options.signal) setMaxListeners(100, options.signal);
   const needed = params.cap !== null || params.users.length > 0;
   const menus = Object.keys(MENUS) as MenuKey[];
   // The reads go out together (tagged API calls): one round trip's wait instead of six.

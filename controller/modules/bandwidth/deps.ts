@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
 import type { Logger } from '../../logger.js';
 import type { RadiusService } from '../../radius/index.js';
-import type { AllocationsService } from '../allocations/index.js';
+import type { LinkStateReader } from '../allocations/index.js';
 import type { LicencesService } from '../licences/index.js';
 import type { NasService } from '../nas/index.js';
 import type { NotificationsService } from '../notifications/index.js';
@@ -32,8 +32,13 @@ export interface BandwidthDeps {
   logger: Logger;
   licences: LicencesService;
   nas: NasService;
-  allocations: AllocationsService;
   runner: AgentCommandRunner;
+  /**
+   * The agents' links as the hub records them. A pass sends to a link the hub holds CONNECTED,
+   * however long since its last heartbeat was written: a loaded controller writes them late, and a
+   * link that is really gone ends in the command's wait (counted unreachable).
+   */
+  links: LinkStateReader;
   usage: UsageService;
   radius: RadiusService;
   notifications: NotificationsService;

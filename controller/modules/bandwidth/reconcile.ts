@@ -64,13 +64,15 @@ export class Reconciler {
     const token = newId();
     const until = iso(new Date(now.getTime() + this.deps.options.passLeaseMs));
     const rows = await q.claimForPass(this.deps.db, token, iso(now), until, limit);
+    const links = await this.deps.links.linksOf(rows.map((r) => r.allocation_id));
+    const connected = new Set([...links].filter(([, l]) => l.link_state === 'CONNECTED').map(([id]) => id));
     const counters = zero();
     let next = 0;
     const worker = async () => {
       while (next < rows.length) {
         const row = rows[next++]!;
         try {
-          await this.#one(row, token, now, counters);
+          await this.#one(row, token, now, counters, connected.has(row.allocation_id));
         } catch (err) {
           this.deps.logger.error(
             { nasId: row.nas_id, err: (err as Error).message },
@@ -101,12 +103,19 @@ export class Reconciler {
     );
     if (!claimed) return false;
     const counters = zero();
-    await this.#one(claimed, token, now, counters);
+    const link = (await this.deps.links.linksOf([claimed.allocation_id])).get(claimed.allocation_id);
+    await this.#one(claimed, token, now, counters, link?.link_state === 'CONNECTED');
     const after = await q.findProgramme(this.deps.db, clientId, nasId);
     return after?.cleanup_pending === 0;
   }
 
-  async #one(row: BandwidthProgrammesTable, token: string, now: Date, c: PassCounters): Promise<void> {
+  async #one(
+    row: BandwidthProgrammesTable,
+    token: string,
+    now: Date,
+    c: PassCounters,
+    linked: boolean,
+  ): Promise<void> {
     c.traites++;
     const { deps } = this;
     const timeZone = await deps.usage.timeZone(row.allocation_id);
@@ -133,7 +142,7 @@ export class Reconciler {
       });
       const dayStart = new Date(now.getTime() - Math.floor(local.hoursIntoDay * 60) * 60_000);
       dayStart.setUTCSeconds(0, 0);
-      throttles = await this.#targeting.decide(row, programme, local.day, dayStart, current);
+      throttles = await this.#targeting.decide(row, programme, local.day, dayStart, current, linked);
     }
     if (row.desired_state === (desired.on ? 'ON' : 'OFF')) c.inchanges++;
     const params: CommandParams<'bandwidth.apply'> = desired.on
@@ -150,16 +159,14 @@ export class Reconciler {
         }
       : { ...OFF_PARAMS, users: usersParam(throttles) };
 
-    const allocation = await deps.allocations.get(row.client_id, row.allocation_id).catch(() => null);
-    const outcome =
-      allocation?.link_state === 'CONNECTED'
-        ? await deps.runner.run(
-            { clientId: row.client_id, allocationId: row.allocation_id },
-            'bandwidth.apply',
-            params,
-            deps.options.commandWaitMs,
-          )
-        : null;
+    const outcome = linked
+      ? await deps.runner.run(
+          { clientId: row.client_id, allocationId: row.allocation_id },
+          'bandwidth.apply',
+          params,
+          deps.options.commandWaitMs,
+        )
+      : null;
     const base = {
       desired_state: desired.on ? ('ON' as const) : ('OFF' as const),
       motif: desired.motif,

@@ -18,6 +18,7 @@ export class Targeting {
     day: string,
     dayStartUtc: Date,
     current: readonly BandwidthThrottlesTable[],
+    linked: boolean,
   ): Promise<BandwidthThrottlesTable[]> {
     const today = current.filter((t) => t.day === day);
     if (programme.user_daily_quota_gb === null || programme.user_limit_mbps === null) return [];
@@ -30,8 +31,7 @@ export class Targeting {
     } catch (err) {
       this.deps.logger.warn({ nasId: row.nas_id, err: (err as Error).message }, 'RADIUS volumes not read');
     }
-    const allocation = await this.deps.allocations.get(row.client_id, row.allocation_id).catch(() => null);
-    if (allocation?.link_state === 'CONNECTED') {
+    if (linked) {
       const out = await this.deps.runner.run(
         { clientId: row.client_id, allocationId: row.allocation_id },
         'hotspot.active.usage',
