@@ -204,8 +204,6 @@ const RA_PORT = z.int().min(1).max(65535);
 export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
 // ---- Client equipment (controller/modules/equipment) -------------------------------------------
 
-/** An IPv4 address as RouterOS prints it. */
-const ipv4 = z.ipv4();
 /** A MAC address, colon-separated, as RouterOS prints it. */
 const macAddress = z.string().regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/);
 /** The comment that marks what ticketnet placed for one device: `ticketnet:<device id>`. */
@@ -214,7 +212,7 @@ export const equipmentMarker = (deviceId: string): string => `ticketnet:${device
 const EQUIPMENT_TARGET = {
   /** The device's id: the rule and the probe carry `ticketnet:<id>` as their comment. */
   device_id: z.uuid(),
-  lan_ip: ipv4,
+  lan_ip: IPV4,
   /** Null when the device was declared without a MAC (no lease is pinned). */
   mac: macAddress.nullable(),
 };
@@ -249,6 +247,31 @@ const EQUIPMENT_STATE_SCHEMA = z.object({
       disabled: z.boolean(),
     })
     .nullable(),
+});
+
+/** Rates cross the link in kbit/s; RouterOS takes bits per second. */
+const KBPS = z.int().min(1).max(10_000_000);
+const IPV4_PREFIX = z
+  .string()
+  .regex(/^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}(\/([0-9]|[12]\d|3[0-2]))?$/);
+const BW_KEY = z.string().regex(/^[a-z0-9_]{1,24}$/);
+
+/** Params of `bandwidth.apply` (docs/bandwidth.md gives where each object sits). */
+export const BANDWIDTH_APPLY_PARAMS = z.strictObject({
+  /** The global cap, or null when it is off. */
+  cap: z
+    .strictObject({
+      limit_kbps: KBPS,
+      /** Essential traffic's guaranteed part of the cap (limit-at), strictly between 0 and 1. */
+      essential_share: z.number().gt(0).lt(1),
+    })
+    .nullable(),
+  /** Essential classes: an address list each, marked high priority while the cap is on. */
+  classes: z.array(z.strictObject({ id: BW_KEY, ranges: z.array(IPV4_PREFIX).min(1).max(500) })).max(20),
+  /** Throttled users: one queue each over all their addresses. */
+  users: z
+    .array(z.strictObject({ key: BW_KEY, limit_kbps: KBPS, addresses: z.array(IPV4).min(1).max(16) }))
+    .max(100),
 });
 
 /**
@@ -709,6 +732,52 @@ export const COMMANDS = {
     params: z.strictObject({ device_id: z.uuid() }),
     output: z.object({ rules_removed: count, probes_removed: count }),
     defaultTimeoutSeconds: 30,
+    effect: 'change',
+  },
+  // ---- bandwidth programme (docs/bandwidth.md) ----
+  /**
+   * The hotspot's open sessions with their counters (`/ip/hotspot/active`): user, address and
+   * bytes since login, for the bandwidth programme's targeted users. Read only.
+   */
+  'hotspot.active.usage': {
+    params: z.strictObject({}),
+    output: z.object({
+      sessions: z
+        .array(
+          z.object({
+            user: z.string().max(200),
+            address: z.string().max(64),
+            bytes_in: count,
+            bytes_out: count,
+          }),
+        )
+        .max(100_000),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
+  },
+  /**
+   * Brings the router's bandwidth objects (comment `ticketnet:bw:<key>`, queue types named
+   * `tn-bw-…`) to the set these params describe, in one idempotent pass: it reads the marked
+   * objects, writes only the difference (adds, sets, removals) and undoes hand edits; unmarked
+   * objects are never touched. `cap` null and no `users`: every marked object is removed and
+   * FastTrack works again. Counts what it found and wrote; `state` is ON when the capped parent
+   * queues are on the router afterwards.
+   */
+  'bandwidth.apply': {
+    params: BANDWIDTH_APPLY_PARAMS,
+    output: z.object({
+      found: count,
+      added: count,
+      updated: count,
+      removed: count,
+      state: z.enum(['ON', 'OFF']),
+      /** Throttled-user queues on the router afterwards. */
+      users: count,
+      /** WAN interface the marks were written for; null when nothing needed one. */
+      wan_interface: z.string().max(200).nullable(),
+    }),
+    defaultTimeoutSeconds: 60,
     effect: 'change',
   },
 } as const satisfies Record<string, CommandSpec>;

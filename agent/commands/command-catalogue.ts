@@ -24,6 +24,7 @@ import { applySstp, applyWireguard, removeTransport } from './remote-access-tran
 import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
+import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -88,6 +89,8 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),
   'equipment.status': ({ router, params, signal }) => readEquipmentStatus(router, params, { signal }),
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
+  'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
+  'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

@@ -34,6 +34,11 @@ export interface RouterCapabilities {
   netwatchProbe: 'tcp-conn' | 'icmp';
   /** Property names that differ between versions. */
   properties: {
+    /**
+     * `/ip/route` property naming the interface a gateway is reached through: v7 prints
+     * `immediate-gw` (`192.168.1.1%ether1`), v6 `gateway-status` (`192.168.1.1 reachable via  ether1`).
+     */
+    routeGatewayInterface: 'immediate-gw' | 'gateway-status';
     /** `/system/license` ids to try, in order, for a serial on a CHR (which has no RouterBOARD serial). */
     licenseId: readonly string[];
   };
@@ -83,6 +88,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
     },
     netwatchProbe: atLeast(v, 7, 4) ? 'tcp-conn' : 'icmp',
     properties: {
+      routeGatewayInterface: v7 ? 'immediate-gw' : 'gateway-status',
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],
     },
   };

@@ -124,6 +124,20 @@ export const ERROR_STATUS = {
   DEVICE_RELAY_FAILED: 502,
   /** The device did not answer through the relay in time. */
   DEVICE_NOT_RESPONDING: 504,
+  // ---- bandwidth programme (docs/api/bandwidth.md): the first failure in this order answers ----
+  BW_NAS_REQUIRED: 400,
+  /** Absent or another tenant's router: not found, as every other tenant's id. */
+  BW_NAS_NOT_OWNED: 404,
+  BW_LIMIT_REQUIRED: 400,
+  BW_LIMIT_INVALID: 400,
+  BW_MODE_INVALID: 400,
+  BW_SCHEDULE_EMPTY: 400,
+  BW_DATE_INVALID: 400,
+  BW_WEEKDAY_INVALID: 400,
+  BW_SHARE_INVALID: 400,
+  BW_CLASSES_INVALID: 400,
+  BW_USER_PAIR_REQUIRED: 400,
+  BW_MAX_USERS_INVALID: 400,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

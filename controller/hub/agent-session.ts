@@ -346,7 +346,7 @@ export class AgentSession {
         return;
       }
       case 'report':
-        await allocations.recordReport(agent.allocationId, message.body);
+        await allocations.recordReport(agent.allocationId, message.body, agent.clientId);
         // Acked after it is stored, every time: a resend means the agent missed the last ack.
         this.#send('report_ack', { ids: [message.body.id] });
         return;

@@ -7,6 +7,7 @@ import type { Logger } from '../logger.js';
 import type { AgentHubOptions } from '../hub/index.js';
 import type { NasDirectory, RadiusServiceOptions } from '../radius/index.js';
 import type { MigrationOptions } from './migration/index.js';
+import type { BandwidthOptions } from './bandwidth/index.js';
 import type { HttpClient, PushSender } from './notifications/index.js';
 import type { ProbeOptions, VpnHost } from './remote-access/index.js';
 
@@ -31,4 +32,6 @@ export interface ControllerOptions {
   httpClient?: HttpClient;
   /** Tests inject a fake {vpn_host} end and shorten the management probe's waits. */
   remoteAccess?: { vpnHost?: VpnHost; probe?: Partial<ProbeOptions> };
+  /** Tests and benchmarks shorten the bandwidth pass's command wait and lease. */
+  bandwidth?: Partial<BandwidthOptions>;
 }

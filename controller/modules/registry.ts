@@ -36,6 +36,8 @@ import {
 import { salesModule, type SalesService, type SalesTables } from './sales/index.js';
 import { shopModule, type ShopService, type ShopTables } from './shop/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
+import { usageModule, type UsageService, type UsageTables } from './usage/index.js';
+import { bandwidthModule, type BandwidthService, type BandwidthTables } from './bandwidth/index.js';
 import {
   ticketsModule,
   type ProfilesService,
@@ -66,6 +68,8 @@ export const MODULES = [
   shopModule,
   remoteAccessModule,
   equipmentModule,
+  usageModule,
+  bandwidthModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -95,6 +99,8 @@ export interface Services {
   shop: ShopService;
   remoteAccess: RemoteAccessService;
   equipment: EquipmentService;
+  usage: UsageService;
+  bandwidth: BandwidthService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -115,4 +121,6 @@ export interface Database
     MigrationTables,
     ShopTables,
     RemoteAccessTables,
-    EquipmentTables {}
+    EquipmentTables,
+    UsageTables,
+    BandwidthTables {}

@@ -238,3 +238,17 @@ export const firstAcceptSince = (db: Db, clientId: string, nasId: string, since:
     .orderBy('at', 'asc')
     .limit(1)
     .executeTakeFirst();
+
+/** Bytes per (user, framed address) of a NAS's sessions updated since `since`. */
+export async function userVolumesSince(db: Db, clientId: string, nasId: string, since: string) {
+  const rows = await db
+    .selectFrom('radius_sessions')
+    .select(['ticket_code', 'framed_ip', (eb) => eb.fn.sum<number>('total_bytes').as('bytes')])
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('updated_at', '>=', since)
+    .where('framed_ip', 'is not', null)
+    .groupBy(['ticket_code', 'framed_ip'])
+    .execute();
+  return rows.map((r) => ({ username: r.ticket_code, address: r.framed_ip!, bytes: Number(r.bytes) }));
+}

@@ -171,6 +171,19 @@ export class RadiusService {
   }
 
   /**
+   * Bytes per (user, framed address) of the NAS's sessions heard from since `since` (each session
+   * counted whole), for the bandwidth programme's targeted users. Sessions without an address are left out.
+   */
+  async userVolumesSince(
+    clientId: string,
+    nasId: string,
+    since: string,
+  ): Promise<{ username: string; address: string; bytes: number }[]> {
+    await this.#writer.flush();
+    return q.userVolumesSince(this.deps.db, clientId, nasId, since);
+  }
+
+  /**
    * The first real authentication accepted through a NAS since `since`, once it is written (the
    * log is written behind the reply, so it is flushed first).
    */

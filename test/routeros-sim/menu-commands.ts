@@ -10,6 +10,7 @@ import type { RecordView } from './query-filter.js';
 import { formatDuration, formatId, normaliseBool, parseDuration } from './ros-format.js';
 import type { RouterState } from './router-state.js';
 import { checkGroupUnused, normalisePolicy } from './user-accounts.js';
+import { QOS_MENU_HOOKS } from './qos-menus.js';
 import { encodeWin1252 } from './win1252.js';
 
 type Verb = (table: MenuTable, ctx: CommandContext) => Promise<CommandResult> | CommandResult;
@@ -389,6 +390,7 @@ function checkRadiusProps(ctx: CommandContext, props: Record<string, string>): v
 }
 
 const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
+  ...QOS_MENU_HOOKS,
   '/interface/ethernet': {
     beforeSet: (_ctx, _rec, props) => {
       const mac = props['mac-address'];

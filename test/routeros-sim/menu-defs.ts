@@ -2,6 +2,7 @@
 // declarative facts here; commands live in menu-commands.ts / actions.
 import type { MenuDef } from './menu-table.js';
 import { VPN_MENUS } from './vpn-menus.js';
+import { QOS_MENU_DEFS } from './qos-menus.js';
 
 const counters = { 'bytes-in': '0', 'bytes-out': '0', 'packets-in': '0', 'packets-out': '0' };
 
@@ -413,23 +414,7 @@ export const MENU_DEFS: readonly MenuDef[] = [
     }),
     fieldOrder: ['name', 'target', 'parent'],
   },
-  {
-    path: '/queue/tree',
-    booleans: ['invalid', 'disabled'],
-    required: ['parent'],
-    unique: { prop: 'name', message: 'failure: already have queue with such name' },
-    defaults: () => ({
-      'packet-mark': '',
-      'limit-at': '0',
-      queue: 'default-small',
-      priority: '8',
-      'max-limit': '0',
-      invalid: 'false',
-      disabled: 'false',
-    }),
-    fieldOrder: ['name', 'parent', 'packet-mark'],
-  },
-  ...['nat', 'mangle', 'filter'].map((table): MenuDef => ({
+  ...['nat'].map((table): MenuDef => ({
     path: `/ip/firewall/${table}`,
     ...(table === 'nat' ? { props: FIREWALL_NAT_PROPS } : {}),
     ordered: true,
@@ -459,14 +444,8 @@ export const MENU_DEFS: readonly MenuDef[] = [
       'out-interface',
     ],
   })),
-  {
-    path: '/ip/firewall/address-list',
-    firstId: 0x9,
-    booleans: ['dynamic', 'disabled'],
-    required: ['list', 'address'],
-    defaults: () => ({ dynamic: 'false', disabled: 'false' }),
-    fieldOrder: ['list', 'address', 'creation-time'],
-  },
+  // queues and the firewall menus they use (qos-menus.ts)
+  ...QOS_MENU_DEFS,
   {
     path: '/tool/netwatch',
     booleans: ['disabled'],

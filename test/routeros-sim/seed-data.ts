@@ -3,6 +3,7 @@
 // /system/script entries by the local ticket-manager app). Deterministic from
 // the serial so tests can rely on it.
 import { Prng } from './prng.js';
+import { seedQos } from './qos-menus.js';
 import { NON_RESELLER_TAGS, seedResellerFleet } from './reseller-fleet.js';
 import type { ResellerTruth } from './reseller-fleet.js';
 import { formatDate, formatDateTime, formatDuration, formatTime } from './ros-format.js';
@@ -578,6 +579,7 @@ export function seedRouter(state: RouterState, identityName: string, options: Se
   state.writeFile('hotspot/status.html', page('wifi zone - statut'), true);
   state.writeFile('hotspot/md5.js', Buffer.from('function hexMD5(s){return s}\n', 'latin1'), true);
   state.writeFile('hotspot/favicon.ico', rng.bytes(1150), true);
+  seedQos(state);
   state.markSeeded();
   return report;
 }

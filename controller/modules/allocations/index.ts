@@ -1,5 +1,11 @@
 // The allocations module's public surface: other modules and the composition root import from here only.
-export { AllocationsService, type AllocationView, type Enrolment } from './service.js';
+export {
+  AllocationsService,
+  type AllocationView,
+  type Enrolment,
+  type HeardReport,
+  type ReportListener,
+} from './service.js';
 export { allocationsModule } from './module.js';
 export type { AllocationsTables } from './tables.js';
 export type { LinkFacts, LinkState, LinkStateReader } from './link-state.js';

@@ -84,8 +84,20 @@ export interface AllocationsOptions {
 
 const FACTS_PARTIAL = ROUTER_FACTS_SCHEMA.partial();
 
+/** A stored agent report, as report listeners hear it. */
+export interface HeardReport {
+  allocationId: string;
+  clientId: string;
+  kind: string;
+  at: string;
+  data: unknown;
+}
+
+export type ReportListener = (report: HeardReport) => void;
+
 export class AllocationsService {
   readonly #owners: AllocationOwners;
+  readonly #reportListeners: ReportListener[] = [];
 
   constructor(
     private readonly db: Db,
@@ -262,9 +274,13 @@ export class AllocationsService {
    * report also updates the allocation's router facts, in the same transaction.
    * @returns true when this call stored it, false for a resend.
    */
-  async recordReport(allocationId: string, report: MessageBody<'report'>): Promise<boolean> {
+  async recordReport(
+    allocationId: string,
+    report: MessageBody<'report'>,
+    clientId?: string,
+  ): Promise<boolean> {
     const receivedAt = iso(this.clock.now());
-    return this.db.transaction().execute(async (trx) => {
+    const stored = await this.db.transaction().execute(async (trx) => {
       const stored = await q.insertReport(trx, {
         id: report.id,
         allocation_id: allocationId,
@@ -277,6 +293,19 @@ export class AllocationsService {
         await this.#writeFacts(trx, allocationId, report.data, report.at);
       return stored;
     });
+    if (stored && clientId !== undefined) {
+      const heard = { allocationId, clientId, kind: report.kind, at: report.at, data: report.data };
+      for (const listener of this.#reportListeners) listener(heard);
+    }
+    return stored;
+  }
+
+  /**
+   * Hears each report once it is stored (a later module takes what it needs, e.g. the usage store
+   * its telemetry readings). A listener must not throw nor make the hub wait.
+   */
+  addReportListener(listener: ReportListener): void {
+    this.#reportListeners.push(listener);
   }
 
   /** Updates the router facts it is given (all optional), unless newer ones are stored. */

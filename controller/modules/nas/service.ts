@@ -87,6 +87,14 @@ export type EnrolResult =
   | { apply_mode: 'app_apply'; nas: NasView; provisioning: ProvisioningBlock & { script: string } }
   | ({ apply_mode: 'server'; nas: NasView; provisioning: ProvisioningBlock } & Omit<DeploymentResult, 'nas'>);
 
+/** What other modules learn of a live NAS. */
+export interface LiveNas {
+  id: string;
+  allocation_id: string;
+  shortname: string;
+  status: 'PENDING' | 'ACTIVE' | 'DELETED';
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export class NasService {
@@ -254,6 +262,25 @@ export class NasService {
       { name: CUT_SCRIPT_NAME, source: radiusCutScript() },
       waitMs,
     );
+  }
+
+  /** A live (PENDING or ACTIVE) NAS of the client with its router slot; null when absent or another's. */
+  async findLive(clientId: string, nasId: string): Promise<LiveNas | null> {
+    if (!UUID.test(nasId)) return null;
+    const nas = await q.findLive(this.deps.db, clientId, nasId);
+    return nas
+      ? { id: nas.id, allocation_id: nas.allocation_id, shortname: nas.shortname, status: nas.status }
+      : null;
+  }
+
+  /** The client's live NAS, oldest first. */
+  async listLiveNas(clientId: string): Promise<LiveNas[]> {
+    return (await q.listLive(this.deps.db, clientId)).map((nas) => ({
+      id: nas.id,
+      allocation_id: nas.allocation_id,
+      shortname: nas.shortname,
+      status: nas.status,
+    }));
   }
 
   /** The router's live NAS id, or null when it has none. */

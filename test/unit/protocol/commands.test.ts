@@ -154,6 +154,7 @@ describe('command catalogue: effects and secret params', () => {
   it('says which commands change the router; unknown names change nothing', () => {
     const changes = (Object.keys(COMMANDS) as CommandName[]).filter((name) => changesRouter(name));
     expect(changes.sort()).to.deep.equal([
+      'bandwidth.apply',
       'equipment.pin',
       'equipment.unpin',
       'hotspot.profiles.restore',

@@ -1,0 +1,158 @@
+// The WAN usage store: bytes per router-day in the router's time zone, fed by the agents'
+// telemetry (each stored report is handed to `ingest`), read by the bandwidth programme and, later,
+// by network-quality monitoring. One reading per report; see counter-delta.ts for what counts.
+import { iso, type Clock } from '../../core/clock.js';
+import type { Db } from '../../db/database.js';
+import type { Logger } from '../../logger.js';
+import { counterDelta } from './counter-delta.js';
+import * as q from './queries.js';
+import { addDays, knownZone, routerDay } from './router-day.js';
+
+/** One reading of a router's WAN counters, as its agent took it. */
+export interface UsagePoint {
+  clientId: string;
+  allocationId: string;
+  at: Date;
+  rxBytes: number;
+  txBytes: number;
+  /** The router clock's zone when the agent read it; absent keeps what is known. */
+  timeZone?: string | null;
+}
+
+export interface UsageTotals {
+  /** Null when the router never reported a reading. */
+  octetsJour: number | null;
+  octetsDeuxHeures: number | null;
+  octetsMois: number | null;
+  dernierReleve: string | null;
+}
+
+const HOUR_MS = 3_600_000;
+
+export class UsageService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records one reading; returns the bytes it added (null when the interval was not counted). */
+  async ingest(point: UsagePoint): Promise<number | null> {
+    return this.db.transaction().execute(async (trx) => {
+      const prev = await q.findRouter(trx, point.allocationId);
+      const at = point.at.getTime();
+      // A reading older than the one kept (a late resend) changes nothing.
+      if (prev?.last_at && Date.parse(prev.last_at) >= at) return null;
+      const zone = point.timeZone ?? prev?.time_zone ?? null;
+      const last =
+        prev?.last_at && prev.last_rx_bytes !== null && prev.last_tx_bytes !== null
+          ? { at: Date.parse(prev.last_at), rx: Number(prev.last_rx_bytes), tx: Number(prev.last_tx_bytes) }
+          : null;
+      const bytes = counterDelta(last, { at, rx: point.rxBytes, tx: point.txBytes });
+      await q.saveRouter(trx, {
+        allocation_id: point.allocationId,
+        client_id: point.clientId,
+        time_zone: zone,
+        last_at: iso(point.at),
+        last_rx_bytes: point.rxBytes,
+        last_tx_bytes: point.txBytes,
+        updated_at: iso(this.clock.now()),
+      });
+      if (bytes !== null && bytes > 0) {
+        await q.addHourBytes(trx, {
+          allocation_id: point.allocationId,
+          hour: iso(new Date(Math.floor(at / HOUR_MS) * HOUR_MS)),
+          client_id: point.clientId,
+          local_day: routerDay(point.at, zone).day,
+          bytes,
+        });
+      }
+      return bytes;
+    });
+  }
+
+  /** Records the router's zone alone (from its facts), keeping its counters. */
+  async recordTimeZone(clientId: string, allocationId: string, timeZone: string): Promise<void> {
+    const prev = await q.findRouter(this.db, allocationId);
+    await q.saveRouter(this.db, {
+      allocation_id: allocationId,
+      client_id: clientId,
+      time_zone: timeZone,
+      last_at: prev?.last_at ?? null,
+      last_rx_bytes: prev?.last_rx_bytes ?? null,
+      last_tx_bytes: prev?.last_tx_bytes ?? null,
+      updated_at: iso(this.clock.now()),
+    });
+  }
+
+  /** The router's time zone as an IANA name; UTC when unknown. */
+  async timeZone(allocationId: string): Promise<string> {
+    return knownZone((await q.findRouter(this.db, allocationId))?.time_zone);
+  }
+
+  /** Bytes per router day from `from` to `to` (inclusive); days without a measurement are absent. */
+  async dailyTotals(clientId: string, allocationId: string, from: string, to: string) {
+    const rows = await q.dayTotals(this.db, clientId, allocationId, from, to);
+    return rows.map((r) => ({ day: r.local_day, bytes: Number(r.bytes) }));
+  }
+
+  /** Today's, this month's and the last two hours' bytes in the router's time zone at `now`. */
+  async totals(clientId: string, allocationId: string, now: Date): Promise<UsageTotals> {
+    const router = await q.findRouter(this.db, allocationId);
+    if (!router || router.client_id !== clientId || router.last_at === null)
+      return { octetsJour: null, octetsDeuxHeures: null, octetsMois: null, dernierReleve: null };
+    const today = routerDay(now, router.time_zone).day;
+    const days = await this.dailyTotals(clientId, allocationId, `${today.slice(0, 8)}01`, today);
+    // Hour buckets: the last two hours are the two previous whole hours and the current one.
+    const since = iso(new Date((Math.floor(now.getTime() / HOUR_MS) - 2) * HOUR_MS));
+    return {
+      octetsJour: days.find((d) => d.day === today)?.bytes ?? 0,
+      octetsDeuxHeures: await q.bytesSince(this.db, clientId, allocationId, since),
+      octetsMois: days.reduce((sum, d) => sum + d.bytes, 0),
+      dernierReleve: router.last_at,
+    };
+  }
+
+  /** Takes a stored agent report: telemetry readings (and a zone) feed the store; others are ignored. */
+  async fromReport(
+    clientId: string,
+    allocationId: string,
+    kind: string,
+    at: string,
+    data: unknown,
+  ): Promise<void> {
+    if (kind !== 'telemetry' || typeof data !== 'object' || data === null) return;
+    const d = data as Record<string, unknown>;
+    const wan = d.wan as Record<string, unknown> | undefined;
+    const zone = typeof d.time_zone === 'string' && d.time_zone !== '' ? d.time_zone : null;
+    const rx = wan?.rx_bytes;
+    const tx = wan?.tx_bytes;
+    if (
+      typeof rx === 'number' &&
+      typeof tx === 'number' &&
+      Number.isSafeInteger(rx) &&
+      Number.isSafeInteger(tx) &&
+      rx >= 0 &&
+      tx >= 0 &&
+      !Number.isNaN(Date.parse(at))
+    ) {
+      await this.ingest({
+        clientId,
+        allocationId,
+        at: new Date(at),
+        rxBytes: rx,
+        txBytes: tx,
+        timeZone: zone,
+      });
+    } else if (zone) {
+      await this.recordTimeZone(clientId, allocationId, zone);
+    }
+  }
+
+  /** `addDays` for callers that reason in router days. */
+  static addDays = addDays;
+
+  logFailure(err: unknown, allocationId: string): void {
+    this.logger.warn({ allocationId, err: (err as Error).message }, 'usage reading not recorded');
+  }
+}
