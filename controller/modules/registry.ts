@@ -31,6 +31,7 @@ import { salesModule, type SalesService, type SalesTables } from './sales/index.
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
 import { usageModule, type UsageService, type UsageTables } from './usage/index.js';
 import { bandwidthModule, type BandwidthService, type BandwidthTables } from './bandwidth/index.js';
+import { qoeModule, type QoeService, type QoeTables } from './qoe/index.js';
 import {
   ticketsModule,
   type ProfilesService,
@@ -60,6 +61,7 @@ export const MODULES = [
   adminModule,
   usageModule,
   bandwidthModule,
+  qoeModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -88,6 +90,7 @@ export interface Services {
   migration: MigrationService;
   usage: UsageService;
   bandwidth: BandwidthService;
+  qoe: QoeService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -107,4 +110,5 @@ export interface Database
     NotificationsTables,
     MigrationTables,
     UsageTables,
-    BandwidthTables {}
+    BandwidthTables,
+    QoeTables {}
