@@ -39,6 +39,14 @@ export function accelerationRatio(u: UsageInput): number | null {
   return u.twoHoursBytes / 2 / earlierRate - 1;
 }
 
+/**
+ * recent/2 >= (1 + 35 %) × earlier/(hours − 2), multiplied out so it is judged on the exact
+ * bytes: 34.96 percent is not 35 even though it prints as 35.0.
+ */
+function risesEnough(earlier: number, recent: number, hoursIntoDay: number): boolean {
+  return recent * (hoursIntoDay - 2) * 100 >= 2 * (100 + ACCELERATION_MIN_RISE_PCT) * earlier;
+}
+
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function usageVerdict(u: UsageInput): UsageVerdict {
@@ -52,7 +60,6 @@ export function usageVerdict(u: UsageInput): UsageVerdict {
       u.twoHoursBytes !== null &&
       u.twoHoursBytes >= ACCELERATION_MIN_BYTES &&
       ratio !== null &&
-      // Judged on the exact ratio: 34.96 percent is not 35 even if it prints as 35.0.
-      ratio * 100 >= ACCELERATION_MIN_RISE_PCT - 1e-9,
+      risesEnough(u.dayBytes! - u.twoHoursBytes, u.twoHoursBytes, u.hoursIntoDay),
   };
 }
