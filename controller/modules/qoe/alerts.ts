@@ -25,7 +25,7 @@ export interface AlertDeps {
 }
 
 const REASONS: Record<AlertType, string> = {
-  DAILY: "Le volume du jour a atteint 100 Gio sur le lien WAN.",
+  DAILY: 'Le volume du jour a atteint 100 Gio sur le lien WAN.',
   ACCELERATION:
     "Au moins 5 Gio en deux heures, à un rythme supérieur d'au moins 35 % à celui du début de journée.",
 };
@@ -119,7 +119,10 @@ export class UsageAlerts {
         try {
           raised += (await this.check(row.client_id, row.nas_id, row.allocation_id, now)).length;
         } catch (err) {
-          this.deps.logger.warn({ nasId: row.nas_id, err: (err as Error).message }, 'usage alert check failed');
+          this.deps.logger.warn(
+            { nasId: row.nas_id, err: (err as Error).message },
+            'usage alert check failed',
+          );
         }
         checked++;
       }

@@ -28,7 +28,13 @@ forEachDatabase('qoe telemetry', (database) => {
     expect(a.bridgeToken).to.match(/^qbt_/);
     expect(a.bridgeToken).to.not.equal(b.bridgeToken);
     t.t.clock.set(new Date('2026-11-21T09:00:00Z'));
-    const body = { nas_id: a.nasId, observed_at: '2026-11-21T08:59:00Z', rtt_ms: 600, wan_rx_bytes: 10, wan_tx_bytes: 5 };
+    const body = {
+      nas_id: a.nasId,
+      observed_at: '2026-11-21T08:59:00Z',
+      rtt_ms: 600,
+      wan_rx_bytes: 10,
+      wan_tx_bytes: 5,
+    };
     const refusals: [string | null, Record<string, unknown>, number, string][] = [
       [null, body, 401, 'QOE_BRIDGE_TOKEN_REQUIRED'],
       ['', body, 401, 'QOE_BRIDGE_TOKEN_REQUIRED'],
@@ -43,7 +49,12 @@ forEachDatabase('qoe telemetry', (database) => {
       [a.bridgeToken, { ...body, observed_at: 'yesterday' }, 400, 'VALIDATION_ERROR'],
       [a.bridgeToken, { ...body, observed_at: '2026-11-21T09:06:00Z' }, 400, 'VALIDATION_ERROR'],
       [a.bridgeToken, { ...body, packet_loss_pct: 101 }, 400, 'VALIDATION_ERROR'],
-      [a.bridgeToken, { ...body, top_consumers: [{ username: 'x', ip: 'nope', rx_bps: 1 }] }, 400, 'VALIDATION_ERROR'],
+      [
+        a.bridgeToken,
+        { ...body, top_consumers: [{ username: 'x', ip: 'nope', rx_bps: 1 }] },
+        400,
+        'VALIDATION_ERROR',
+      ],
     ];
     for (const [token, b2, status, code] of refusals) {
       const res = await t.send(token, b2);
@@ -63,7 +74,10 @@ forEachDatabase('qoe telemetry', (database) => {
     });
     expect(first.status, JSON.stringify(first.body)).to.equal(202);
     expect(first.body).to.deep.include({ success: true, accepted: true });
-    expect(first.body.event).to.deep.equal({ id: first.body.event.id, observed_at: '2026-11-21T08:59:00.000Z' });
+    expect(first.body.event).to.deep.equal({
+      id: first.body.event.id,
+      observed_at: '2026-11-21T08:59:00.000Z',
+    });
     const replay = await t.send(a.bridgeToken, { ...body, rtt_ms: 900 });
     expect(replay.status).to.equal(202);
     expect(replay.body.event).to.deep.equal(first.body.event);
@@ -91,14 +105,16 @@ forEachDatabase('qoe telemetry', (database) => {
     // Re-enrolment replaces the token: the old one is refused, the new one taken.
     const again = await t.enrolActive(a);
     expect(again.nas.id).to.equal(a.nasId);
-    expect((await t.send(a.bridgeToken, { ...body, observed_at: '2026-11-21T08:59:30Z' })).body.code).to.equal(
-      'QOE_BRIDGE_TOKEN_INVALID',
-    );
+    expect(
+      (await t.send(a.bridgeToken, { ...body, observed_at: '2026-11-21T08:59:30Z' })).body.code,
+    ).to.equal('QOE_BRIDGE_TOKEN_INVALID');
     const renewed = await t.send(again.bridge_token, { ...body, observed_at: '2026-11-21T08:59:30Z' });
     expect(renewed.status).to.equal(202);
     // A deleted NAS's token is refused.
     expect((await t.radius('DELETE', `/nas/${b.nasId}`)).status).to.equal(200);
-    expect((await t.send(b.bridgeToken, { ...body, nas_id: b.nasId })).body.code).to.equal('QOE_BRIDGE_TOKEN_INVALID');
+    expect((await t.send(b.bridgeToken, { ...body, nas_id: b.nasId })).body.code).to.equal(
+      'QOE_BRIDGE_TOKEN_INVALID',
+    );
     expect(await pointCount()).to.equal(2);
   });
 

@@ -10,25 +10,34 @@ const S = 1000;
 
 describe('qoe counter intervals', () => {
   const prev = { at: 1_000_000, rx: 1000, tx: 500 };
-  const cases: [string, Parameters<typeof counterDelta>[0], { at: number; rx: number; tx: number }, number | null][] =
-    [
-      ['first point adds nothing', null, { at: 1_000_000, rx: 5, tx: 5 }, null],
-      ['14 s adds nothing', prev, { at: prev.at + 14 * S, rx: 1100, tx: 600 }, null],
-      ['15 s counts', prev, { at: prev.at + 15 * S, rx: 1100, tx: 600 }, 200],
-      ['15 min counts', prev, { at: prev.at + 900 * S, rx: 1100, tx: 600 }, 200],
-      ['15 min and 1 ms adds nothing', prev, { at: prev.at + 900 * S + 1, rx: 1100, tx: 600 }, null],
-      ['16 min adds nothing', prev, { at: prev.at + 960 * S, rx: 1100, tx: 600 }, null],
-      ['rx went back (restart)', prev, { at: prev.at + 60 * S, rx: 10, tx: 600 }, null],
-      ['tx went back alone', prev, { at: prev.at + 60 * S, rx: 1100, tx: 499 }, null],
-      ['unchanged counters add zero', prev, { at: prev.at + 60 * S, rx: 1000, tx: 500 }, 0],
-      ['an older point adds nothing', prev, { at: prev.at - 60 * S, rx: 1100, tx: 600 }, null],
-    ];
+  const cases: [
+    string,
+    Parameters<typeof counterDelta>[0],
+    { at: number; rx: number; tx: number },
+    number | null,
+  ][] = [
+    ['first point adds nothing', null, { at: 1_000_000, rx: 5, tx: 5 }, null],
+    ['14 s adds nothing', prev, { at: prev.at + 14 * S, rx: 1100, tx: 600 }, null],
+    ['15 s counts', prev, { at: prev.at + 15 * S, rx: 1100, tx: 600 }, 200],
+    ['15 min counts', prev, { at: prev.at + 900 * S, rx: 1100, tx: 600 }, 200],
+    ['15 min and 1 ms adds nothing', prev, { at: prev.at + 900 * S + 1, rx: 1100, tx: 600 }, null],
+    ['16 min adds nothing', prev, { at: prev.at + 960 * S, rx: 1100, tx: 600 }, null],
+    ['rx went back (restart)', prev, { at: prev.at + 60 * S, rx: 10, tx: 600 }, null],
+    ['tx went back alone', prev, { at: prev.at + 60 * S, rx: 1100, tx: 499 }, null],
+    ['unchanged counters add zero', prev, { at: prev.at + 60 * S, rx: 1000, tx: 500 }, 0],
+    ['an older point adds nothing', prev, { at: prev.at - 60 * S, rx: 1100, tx: 600 }, null],
+  ];
   for (const [name, before, next, want] of cases)
     it(name, () => expect(counterDelta(before, next)).to.equal(want));
 });
 
 describe('qoe usage verdict', () => {
-  const u = (o: Partial<UsageInput>): UsageInput => ({ dayBytes: 0, twoHoursBytes: 0, hoursIntoDay: 12, ...o });
+  const u = (o: Partial<UsageInput>): UsageInput => ({
+    dayBytes: 0,
+    twoHoursBytes: 0,
+    hoursIntoDay: 12,
+    ...o,
+  });
   // Earlier volume over 10 hours such that 5 GiB in two hours is exactly a 35 percent rise.
   const x = 5 * GIB;
   const atRise = Math.floor((5 * x) / 1.35);
@@ -55,20 +64,40 @@ describe('qoe usage verdict', () => {
   const flags: [string, UsageInput, { daily_warning: boolean; accelerating: boolean }][] = [
     ['just under 100 GiB', u({ dayBytes: 100 * GIB - 1 }), { daily_warning: false, accelerating: false }],
     ['at 100 GiB', u({ dayBytes: 100 * GIB }), { daily_warning: true, accelerating: false }],
-    ['5 GiB less a byte, steep', u({ dayBytes: 1e9 + x - 1, twoHoursBytes: x - 1 }), {
-      daily_warning: false,
-      accelerating: false,
-    }],
-    ['5 GiB, steep', u({ dayBytes: 1e9 + x, twoHoursBytes: x }), { daily_warning: false, accelerating: true }],
-    ['5 GiB at 35 percent', u({ dayBytes: atRise + x, twoHoursBytes: x }), {
-      daily_warning: false,
-      accelerating: true,
-    }],
-    ['5 GiB just under 35 percent', u({ dayBytes: atRise + 1 + x, twoHoursBytes: x }), {
-      daily_warning: false,
-      accelerating: false,
-    }],
-    ['5 GiB with no earlier volume', u({ dayBytes: x, twoHoursBytes: x }), { daily_warning: false, accelerating: false }],
+    [
+      '5 GiB less a byte, steep',
+      u({ dayBytes: 1e9 + x - 1, twoHoursBytes: x - 1 }),
+      {
+        daily_warning: false,
+        accelerating: false,
+      },
+    ],
+    [
+      '5 GiB, steep',
+      u({ dayBytes: 1e9 + x, twoHoursBytes: x }),
+      { daily_warning: false, accelerating: true },
+    ],
+    [
+      '5 GiB at 35 percent',
+      u({ dayBytes: atRise + x, twoHoursBytes: x }),
+      {
+        daily_warning: false,
+        accelerating: true,
+      },
+    ],
+    [
+      '5 GiB just under 35 percent',
+      u({ dayBytes: atRise + 1 + x, twoHoursBytes: x }),
+      {
+        daily_warning: false,
+        accelerating: false,
+      },
+    ],
+    [
+      '5 GiB with no earlier volume',
+      u({ dayBytes: x, twoHoursBytes: x }),
+      { daily_warning: false, accelerating: false },
+    ],
   ];
   for (const [name, input, want] of flags) it(name, () => expect(usageVerdict(input)).to.include(want));
 });
