@@ -13,3 +13,14 @@ export function qoeUsageAlertsJob(deps: { qoe: QoeService }): JobDefinition {
     run: (now) => deps.qoe.alerts.catchUp(now),
   };
 }
+
+export const QOE_DAILY_REPORT_JOB = 'QOE_DAILY_REPORT';
+
+/** Every minute: the clients whose PRIMARY router day is at 23:59 get their daily report. */
+export function qoeDailyReportJob(deps: { qoe: QoeService }): JobDefinition {
+  return {
+    name: QOE_DAILY_REPORT_JOB,
+    cadence: { everyMs: 60_000 },
+    run: (now) => deps.qoe.reports.run(now),
+  };
+}

@@ -1,13 +1,14 @@
 import { defineModule } from '../define-module.js';
-import { qoeUsageAlertsJob } from './jobs.js';
+import { qoeDailyReportJob, qoeUsageAlertsJob } from './jobs.js';
 import * as m0070 from './migrations/0070-qoe.js';
+import * as m0071 from './migrations/0071-qoe-reports.js';
 import { qoeRoutes } from './routes.js';
 import { QoeService } from './service.js';
 
 export const qoeModule = defineModule({
   name: 'qoe',
-  tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts'],
-  migrations: { '0070-qoe': m0070 },
+  tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts', 'qoe_reports'],
+  migrations: { '0070-qoe': m0070, '0071-qoe-reports': m0071 },
   provides: ['qoe'],
   build: ({ db, clock, logger, use }) => {
     const qoe = new QoeService({
@@ -22,7 +23,7 @@ export const qoeModule = defineModule({
     return {
       services: { qoe },
       routes: (api) => qoeRoutes(api, { qoe }),
-      jobs: [qoeUsageAlertsJob({ qoe })],
+      jobs: [qoeUsageAlertsJob({ qoe }), qoeDailyReportJob({ qoe })],
     };
   },
 });

@@ -1,6 +1,6 @@
 // Every statement on the QoE tables.
 import type { Db } from '../../db/database.js';
-import type { QoeAlertsTable, QoeBridgeTokensTable, QoePointsTable } from './tables.js';
+import type { QoeAlertsTable, QoeBridgeTokensTable, QoePointsTable, QoeReportsTable } from './tables.js';
 
 export async function saveBridgeToken(db: Db, row: QoeBridgeTokensTable): Promise<void> {
   const { nas_id: _n, ...update } = row;
@@ -88,4 +88,61 @@ export const alertsOfDay = (db: Db, clientId: string, nasId: string, day: string
     .where('client_id', '=', clientId)
     .where('nas_id', '=', nasId)
     .where('day', '=', day)
+    .execute();
+
+/** The clients with at least one enrolled NAS, after `afterClientId` (keyset), for the report job. */
+export const listReportClients = (db: Db, afterClientId: string, limit: number) =>
+  db
+    .selectFrom('qoe_bridge_tokens')
+    .select('client_id')
+    .distinct()
+    .where('client_id', '>', afterClientId)
+    .orderBy('client_id')
+    .limit(limit)
+    .execute();
+
+export const pointsBetween = (db: Db, clientId: string, nasId: string, from: string, to: string) =>
+  db
+    .selectFrom('qoe_points')
+    .select(['observed_at', 'rtt_ms', 'packet_loss_pct', 'top_consumers'])
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('observed_at', '>=', from)
+    .where('observed_at', '<=', to)
+    .orderBy('observed_at')
+    .execute();
+
+export const alertsOfClientDay = (db: Db, clientId: string, day: string) =>
+  db
+    .selectFrom('qoe_alerts')
+    .select(['nas_id', 'type', 'raised_at', 'usage'])
+    .where('client_id', '=', clientId)
+    .where('day', '=', day)
+    .orderBy('raised_at')
+    .execute();
+
+export async function insertReport(db: Db, row: QoeReportsTable): Promise<boolean> {
+  const result = await db
+    .insertInto('qoe_reports')
+    .values(row)
+    .onConflict((oc) => oc.columns(['client_id', 'date']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export const findReport = (db: Db, clientId: string, date: string) =>
+  db
+    .selectFrom('qoe_reports')
+    .select('id')
+    .where('client_id', '=', clientId)
+    .where('date', '=', date)
+    .executeTakeFirst();
+
+export const listReports = (db: Db, clientId: string, limit: number) =>
+  db
+    .selectFrom('qoe_reports')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .orderBy('date', 'desc')
+    .limit(limit)
     .execute();

@@ -1,7 +1,7 @@
 // Network-quality monitoring under /api/v1/radius/qoe (rules: docs/api/qoe.md). Control routes:
 // client token, tenant from the token, RADIUS licence active. Telemetry: the NAS's bridge token only.
 import type { Api } from '../../http/api.js';
-import { preferencesBody, telemetryBody } from './schemas.js';
+import { preferencesBody, reportsQuery, telemetryBody } from './schemas.js';
 import type { QoeService } from './service.js';
 
 const BASE = '/api/v1/radius/qoe';
@@ -77,6 +77,22 @@ export function qoeRoutes(api: Api, deps: { qoe: QoeService }): void {
     async (_ctx, { body, principal }) => ({
       success: true,
       ...(await qoe.setPreferences(principal!.tenantId, body)),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/reports`,
+      summary: 'The daily reports, newest first',
+      tags,
+      auth: ['client'],
+      licence: 'RADIUS',
+      query: reportsQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      ...(await qoe.reports.list(principal!.tenantId, query.limit)),
     }),
   );
 }

@@ -1,5 +1,6 @@
 // Request schemas of the QoE routes.
 import { z } from 'zod';
+import { queryInt } from '../../http/field-schemas.js';
 
 const metric = z.number().finite().min(0).max(1e12).nullable().optional();
 const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional();
@@ -45,6 +46,9 @@ export const preferencesBody = z.strictObject({
   quiet_start: hour.optional(),
   quiet_end: hour.optional(),
 });
+
+/** `limit` 1 to 100, default 30. */
+export const reportsQuery = z.object({ limit: queryInt({ min: 1, max: 100 }).default(30) });
 
 export type TelemetryBody = z.output<typeof telemetryBody>;
 export type PreferencesBody = z.output<typeof preferencesBody>;

@@ -9,6 +9,7 @@ import { routerDay } from '../usage/index.js';
 import { UsageAlerts, type AlertDeps } from './alerts.js';
 import { isCongested } from './congestion.js';
 import { nasUsage } from './nas-usage.js';
+import { DailyReports } from './reports.js';
 import * as q from './queries.js';
 import type { PreferencesBody, TelemetryBody } from './schemas.js';
 import type { QoePointsTable } from './tables.js';
@@ -26,9 +27,11 @@ export interface TelemetryAnswer {
 
 export class QoeService {
   readonly alerts: UsageAlerts;
+  readonly reports: DailyReports;
 
   constructor(private readonly deps: AlertDeps) {
     this.alerts = new UsageAlerts(deps);
+    this.reports = new DailyReports(deps);
   }
 
   /** A new bridge token for the NAS, replacing any earlier one; only its hash is kept. */

@@ -45,4 +45,17 @@ export interface QoeTables {
   qoe_bridge_tokens: QoeBridgeTokensTable;
   qoe_points: QoePointsTable;
   qoe_alerts: QoeAlertsTable;
+  qoe_reports: QoeReportsTable;
+}
+
+/** The daily report of a client for one day (the PRIMARY router's day), unique per client and date. */
+export interface QoeReportsTable {
+  client_id: string;
+  date: string;
+  id: string;
+  created_at: string;
+  /** JSON of the report's summary (docs/api/qoe.md, "Daily report"). */
+  summary: string;
+  /** 1 when a push was queued; 0 when `daily_report_push` held it. */
+  pushed: number;
 }
