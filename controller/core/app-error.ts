@@ -138,6 +138,11 @@ export const ERROR_STATUS = {
   BW_CLASSES_INVALID: 400,
   BW_USER_PAIR_REQUIRED: 400,
   BW_MAX_USERS_INVALID: 400,
+  // Network-quality telemetry (POST /qoe/telemetry): the NAS's bridge token.
+  QOE_BRIDGE_TOKEN_REQUIRED: 401,
+  QOE_BRIDGE_TOKEN_INVALID: 401,
+  /** The body's `nas_id` is not the NAS the bridge token was issued to. */
+  QOE_NAS_MISMATCH: 403,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -38,6 +38,7 @@ import { shopModule, type ShopService, type ShopTables } from './shop/index.js';
 import { takeoverModule, type TakeoverService, type TakeoverTables } from './takeover/index.js';
 import { usageModule, type UsageService, type UsageTables } from './usage/index.js';
 import { bandwidthModule, type BandwidthService, type BandwidthTables } from './bandwidth/index.js';
+import { qoeModule, type QoeService, type QoeTables } from './qoe/index.js';
 import {
   ticketsModule,
   type ProfilesService,
@@ -70,6 +71,7 @@ export const MODULES = [
   equipmentModule,
   usageModule,
   bandwidthModule,
+  qoeModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -101,6 +103,7 @@ export interface Services {
   equipment: EquipmentService;
   usage: UsageService;
   bandwidth: BandwidthService;
+  qoe: QoeService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -123,4 +126,5 @@ export interface Database
     RemoteAccessTables,
     EquipmentTables,
     UsageTables,
-    BandwidthTables {}
+    BandwidthTables,
+    QoeTables {}

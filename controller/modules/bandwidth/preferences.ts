@@ -9,6 +9,13 @@ export interface BandwidthPreferences {
   quiet_end: number | null;
 }
 
+/** The network-quality switches kept in the same row (the qoe module's five fields add the quiet hours). */
+export interface QoePushSwitches {
+  urgent_push: boolean;
+  daily_report_push: boolean;
+  usage_alert_push: boolean;
+}
+
 export class Preferences {
   constructor(
     private readonly db: Db,
@@ -26,6 +33,45 @@ export class Preferences {
       quiet_start: row?.quiet_start ?? null,
       quiet_end: row?.quiet_end ?? null,
     };
+  }
+
+  /** The network-quality switches; each true when the row or the column is absent. */
+  async qoeSwitches(clientId: string): Promise<QoePushSwitches> {
+    const row = await this.db
+      .selectFrom('bandwidth_preferences')
+      .select(['urgent_push', 'daily_report_push', 'usage_alert_push'])
+      .where('client_id', '=', clientId)
+      .executeTakeFirst();
+    return {
+      urgent_push: (row?.urgent_push ?? 1) === 1,
+      daily_report_push: (row?.daily_report_push ?? 1) === 1,
+      usage_alert_push: (row?.usage_alert_push ?? 1) === 1,
+    };
+  }
+
+  /** Sets some network-quality switches and quiet hours in one statement; answers all of them. */
+  async setQoe(
+    clientId: string,
+    changes: Partial<QoePushSwitches & Pick<BandwidthPreferences, 'quiet_start' | 'quiet_end'>>,
+  ): Promise<QoePushSwitches & BandwidthPreferences> {
+    const next = { ...(await this.get(clientId)), ...(await this.qoeSwitches(clientId)), ...changes };
+    const row = {
+      client_id: clientId,
+      bandwidth_push: next.bandwidth_push ? 1 : 0,
+      quiet_start: next.quiet_start,
+      quiet_end: next.quiet_end,
+      urgent_push: next.urgent_push ? 1 : 0,
+      daily_report_push: next.daily_report_push ? 1 : 0,
+      usage_alert_push: next.usage_alert_push ? 1 : 0,
+      updated_at: iso(this.clock.now()),
+    };
+    const { client_id: _c, bandwidth_push: _b, ...update } = row;
+    await this.db
+      .insertInto('bandwidth_preferences')
+      .values(row)
+      .onConflict((oc) => oc.column('client_id').doUpdateSet(update))
+      .execute();
+    return next;
   }
 
   async set(clientId: string, changes: Partial<BandwidthPreferences>): Promise<BandwidthPreferences> {

@@ -93,6 +93,10 @@ export interface BandwidthPreferencesTable {
   bandwidth_push: number;
   quiet_start: number | null;
   quiet_end: number | null;
+  /** Network-quality switches sharing the row (added by the qoe module's migration; 0/1, default 1). */
+  urgent_push?: number;
+  daily_report_push?: number;
+  usage_alert_push?: number;
   updated_at: string;
 }
 

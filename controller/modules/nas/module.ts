@@ -55,6 +55,10 @@ export const nasModule = defineModule({
         routerEnrolled: (clientId, allocationId) =>
           use('takeover').startAfterEnrolment(clientId, allocationId),
       },
+      // Network-quality monitoring is built after this module; it issues the telemetry token.
+      bridgeTokens: {
+        issue: (clientId, nasId, allocationId) => use('qoe').issueBridgeToken(clientId, nasId, allocationId),
+      },
     });
     return {
       services: { nas, nasDirectory },

@@ -57,6 +57,13 @@ export interface NasServiceDeps {
    * verify that activated an app-applied NAS (`app_apply` sends nothing to the router by itself).
    */
   enrolled?: EnrolmentListener;
+  /** Issues the NAS's telemetry bridge token at each enrolment (a new one replaces the old). */
+  bridgeTokens?: BridgeTokenIssuer;
+}
+
+/** What a later module hands the NAS module to issue a NAS's bridge token; answers the token once. */
+export interface BridgeTokenIssuer {
+  issue(clientId: string, nasId: string, allocationId: string): Promise<string>;
 }
 
 /**
@@ -83,9 +90,10 @@ export interface EnrolInput {
   transport?: { kind: 'relay' } | { kind: 'direct'; address: string };
 }
 
-export type EnrolResult =
+export type EnrolResult = (
   | { apply_mode: 'app_apply'; nas: NasView; provisioning: ProvisioningBlock & { script: string } }
-  | ({ apply_mode: 'server'; nas: NasView; provisioning: ProvisioningBlock } & Omit<DeploymentResult, 'nas'>);
+  | ({ apply_mode: 'server'; nas: NasView; provisioning: ProvisioningBlock } & Omit<DeploymentResult, 'nas'>)
+) & { bridge_token?: string };
 
 /** What other modules learn of a live NAS. */
 export interface LiveNas {
@@ -93,6 +101,7 @@ export interface LiveNas {
   allocation_id: string;
   shortname: string;
   status: 'PENDING' | 'ACTIVE' | 'DELETED';
+  role: 'PRIMARY' | 'MEMBER';
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -168,6 +177,7 @@ export class NasService {
         .execute((trx) => this.#registry.resolve(trx, clientId, allocation, 'app_apply', nasname));
       this.directory.invalidate();
       return {
+        ...(await this.#bridgeToken(clientId, nas.id, allocation.id)),
         apply_mode: 'app_apply',
         nas: await this.#view(clientId, nas, allocation),
         provisioning: {
@@ -179,6 +189,7 @@ export class NasService {
     const { nas, ...outcome } = await this.#deployment.run(clientId, allocation, { nasname });
     this.#enrolled(clientId, allocation.id);
     return {
+      ...(await this.#bridgeToken(clientId, nas.id, allocation.id)),
       apply_mode: 'server',
       nas: await this.#view(clientId, nas, allocation),
       provisioning: provisioningBlock(nas),
@@ -269,7 +280,13 @@ export class NasService {
     if (!UUID.test(nasId)) return null;
     const nas = await q.findLive(this.deps.db, clientId, nasId);
     return nas
-      ? { id: nas.id, allocation_id: nas.allocation_id, shortname: nas.shortname, status: nas.status }
+      ? {
+          id: nas.id,
+          allocation_id: nas.allocation_id,
+          shortname: nas.shortname,
+          status: nas.status,
+          role: nas.role,
+        }
       : null;
   }
 
@@ -280,6 +297,7 @@ export class NasService {
       allocation_id: nas.allocation_id,
       shortname: nas.shortname,
       status: nas.status,
+      role: nas.role,
     }));
   }
 
@@ -315,6 +333,12 @@ export class NasService {
     // Checked before anything is written: a script without a reachable server is no enrolment.
     if (!this.deps.targets.direct()) throw directRadiusOff();
     return transport.address;
+  }
+
+  /** The bridge token of this enrolment (`bridge_token`, shown once), when a module issues them. */
+  async #bridgeToken(clientId: string, nasId: string, allocationId: string) {
+    const issuer = this.deps.bridgeTokens;
+    return issuer ? { bridge_token: await issuer.issue(clientId, nasId, allocationId) } : {};
   }
 
   #enrolled(clientId: string, allocationId: string): void {

@@ -13,7 +13,8 @@ import { notificationView, type NotificationView } from './view.js';
 
 export type Channel = 'in_app' | 'push';
 
-export type DataValue = string | number | boolean | null;
+// Nested objects reach the push as JSON text (push-dispatcher.ts), whole in the inbox.
+export type DataValue = string | number | boolean | null | { [key: string]: DataValue };
 
 export interface NotifyInput {
   recipientId: string;
