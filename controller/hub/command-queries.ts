@@ -43,7 +43,13 @@ export const queuedForInstance = (db: Db, instanceId: string, now: string, limit
  * connection took the link over in the meantime, nothing is written and nothing must be sent.
  * QUEUED becomes SENT; SENT and ACKED stay as they are (a resend after a reconnect).
  */
-export async function claimForSend(db: Db, id: string, sid: string, now: string): Promise<boolean> {
+export async function claimForSend(
+  db: Db,
+  id: string,
+  sid: string,
+  now: string,
+  rowLocks: boolean,
+): Promise<boolean> {
   const result = await db
     .updateTable('agent_commands')
     .set((eb) => ({
@@ -60,7 +66,7 @@ export async function claimForSend(db: Db, id: string, sid: string, now: string)
     .where('id', '=', id)
     .where('state', 'in', OPEN_COMMAND_STATES)
     .where('deadline', '>', now)
-    .where(linkOfCommandHeldBy(sid))
+    .where(linkOfCommandHeldBy(sid, rowLocks))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
