@@ -72,7 +72,6 @@ const MAX_OPEN_HERE = 100_000;
 
 export class CommandService {
   readonly #pollMs: number;
-  readonly #rowLocks: boolean;
   readonly #statements: CommandStatements;
   #links: LocalLinks | undefined;
   /**
@@ -91,7 +90,6 @@ export class CommandService {
     options: CommandServiceOptions,
   ) {
     this.#pollMs = options.pollMs ?? 250;
-    this.#rowLocks = options.rowLocks;
     this.#statements = new CommandStatements(db, logger, options.rowLocks);
   }
 
@@ -272,7 +270,7 @@ export class CommandService {
 
   /** True when the command may go out now on the link of session `sid` (and the send is recorded). */
   claimForSend(id: string, sid: string): Promise<boolean> {
-    return q.claimForSend(this.db, id, sid, iso(this.clock.now()), this.#rowLocks);
+    return this.#statements.claimOpen(id, sid, iso(this.clock.now()));
   }
 
   /**

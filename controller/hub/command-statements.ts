@@ -42,6 +42,7 @@ export class CommandStatements {
   readonly #findForClient: PreparedStatement<AgentCommandsTable>;
   readonly #findForAllocation: PreparedStatement<AgentCommandsTable>;
   readonly #claimQueued: PreparedStatement<AgentCommandsTable>;
+  readonly #claimOpen: PreparedStatement<unknown>;
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
   readonly #writes: GroupCommit;
@@ -109,6 +110,27 @@ export class CommandStatements {
         .returningAll()
         .compile(),
     );
+    // One more send of an open command (a fresh link's resends, the sweep's QUEUED ones), on the link
+    // of session `sid` only: QUEUED becomes SENT, SENT and ACKED stay as they are.
+    this.#claimOpen = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set((eb) => ({
+          state: eb
+            .case()
+            .when('state', '=', 'QUEUED')
+            .then('SENT' as CommandState)
+            .else(eb.ref('state'))
+            .end(),
+          sent_at: slot(2),
+          attempts: eb('attempts', '+', 1),
+        }))
+        .where('id', '=', slot(0))
+        .where('state', 'in', OPEN_COMMAND_STATES)
+        .where('deadline', '>', slot(2))
+        .where(linkOfCommandHeldBy(slot(1), rowLocks))
+        .compile(),
+    );
     this.#markAcked = new PreparedStatement(
       db
         .updateTable('agent_commands')
@@ -165,6 +187,14 @@ export class CommandStatements {
 
   async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {
     return (await this.#writes.run((db) => this.#claimQueued.run(db, [id, sid, now]))).rows[0];
+  }
+
+  /**
+   * Records one more send of an open command on the link of session `sid`; false when that session
+   * no longer holds the link, the command is final or past its deadline (then it must not go out).
+   */
+  async claimOpen(id: string, sid: string, now: string): Promise<boolean> {
+    return affected(await this.#writes.run((db) => this.#claimOpen.run(db, [id, sid, now]))) === 1;
   }
 
   async markAcked(allocationId: string, id: string, now: string): Promise<boolean> {

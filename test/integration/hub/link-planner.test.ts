@@ -67,7 +67,10 @@ describe('agent link statements, before any ANALYZE [sqlite]', () => {
     { name: 'release', run: () => links.markDisconnected(db, 'a1', 's1', NOW) },
     { name: 'views', run: () => links.linksOf(db, IDS) },
     { name: 'sweep of QUEUED commands', run: () => commands.queuedForInstance(db, 'i1', NOW, 1000) },
-    { name: 'send of an open command', run: () => commands.claimForSend(db, 'c1', 's1', NOW, false) },
+    {
+      name: 'send of an open command',
+      run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimOpen('c1', 's1', NOW),
+    },
     {
       name: 'send of a command just queued',
       run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimQueued('c1', 's1', NOW),
