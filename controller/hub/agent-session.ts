@@ -220,7 +220,17 @@ export class AgentSession {
   }
 
   /** Sends a command the database already recorded as SENT on this connection's link (`claimQueued`). */
-  deliverClaimed(row: AgentCommandsTable): Promise<void> {
+  deliverClaimed(row: AgentCommandsTable): Promise<void> | undefined {
+    // Nothing queued before it on this connection: out now, in this turn, without a delivery's
+    // promises (the path of every command sent to a linked agent).
+    if (this.#delivering === undefined) {
+      try {
+        this.#sendRows([row]);
+      } catch (err) {
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'command delivery failed');
+      }
+      return undefined;
+    }
     return this.#deliver(async () => [row], true);
   }
 
