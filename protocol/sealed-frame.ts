@@ -11,7 +11,7 @@
 // The receiver checks the MAC (in constant time) before it reads anything else: nothing is
 // decompressed, parsed or validated until the frame is known to come from the peer of this session.
 // The session id is not on the wire: the MAC covers it, so a frame of another session is refused.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { z } from 'zod';
 import {
@@ -156,15 +156,45 @@ export function openFrame<T extends MessageType = MessageType>(
   );
 }
 
+// HMAC-SHA256 (RFC 2104) of a frame small enough to copy: the block-sized key XOR the inner pad,
+// the header, the session id and the payload in one buffer, hashed in one call, then the outer pad
+// and that digest, hashed in one call. The same MAC as `createHmac`, without its object and key
+// set-up per frame: a few microseconds on every frame of both ends, most of what a small frame's
+// MAC costs. Larger frames go through `createHmac`, which reads the payload where it lies.
+const ONE_SHOT_MAX_BYTES = 4096;
+const HMAC_BLOCK_BYTES = 64;
+const INNER_PAD = 0x36;
+const OUTER_PAD = 0x5c;
+
 function mac(keys: SessionKeys, direction: 'send' | 'receive', frame: Buffer): Buffer {
-  const material = Buffer.from(keys.material, 'latin1');
+  const material = keys.material;
   const at = direction === 'send' ? 0 : MAC_KEY_BYTES;
-  return createHmac('sha256', material.subarray(at, at + MAC_KEY_BYTES))
-    .update(frame.subarray(0, MAC_AT))
-    .update(material.subarray(2 * MAC_KEY_BYTES))
-    .update(frame.subarray(SEALED_HEADER_BYTES))
-    .digest()
-    .subarray(0, MAC_BYTES);
+  const sidAt = 2 * MAC_KEY_BYTES;
+  const payloadBytes = frame.length - SEALED_HEADER_BYTES;
+  if (payloadBytes > ONE_SHOT_MAX_BYTES) {
+    const bytes = Buffer.from(material, 'latin1');
+    return createHmac('sha256', bytes.subarray(at, at + MAC_KEY_BYTES))
+      .update(frame.subarray(0, MAC_AT))
+      .update(bytes.subarray(sidAt))
+      .update(frame.subarray(SEALED_HEADER_BYTES))
+      .digest()
+      .subarray(0, MAC_BYTES);
+  }
+  const sidBytes = material.length - sidAt;
+  const inner = Buffer.allocUnsafe(HMAC_BLOCK_BYTES + MAC_AT + sidBytes + payloadBytes);
+  const outer = Buffer.allocUnsafe(HMAC_BLOCK_BYTES + 32);
+  for (let i = 0; i < MAC_KEY_BYTES; i++) {
+    const k = material.charCodeAt(at + i);
+    inner[i] = k ^ INNER_PAD;
+    outer[i] = k ^ OUTER_PAD;
+  }
+  inner.fill(INNER_PAD, MAC_KEY_BYTES, HMAC_BLOCK_BYTES);
+  outer.fill(OUTER_PAD, MAC_KEY_BYTES, HMAC_BLOCK_BYTES);
+  frame.copy(inner, HMAC_BLOCK_BYTES, 0, MAC_AT);
+  inner.write(material.slice(sidAt), HMAC_BLOCK_BYTES + MAC_AT, 'latin1');
+  frame.copy(inner, HMAC_BLOCK_BYTES + MAC_AT + sidBytes, SEALED_HEADER_BYTES);
+  hash('sha256', inner, 'buffer').copy(outer, HMAC_BLOCK_BYTES);
+  return hash('sha256', outer, 'buffer').subarray(0, MAC_BYTES);
 }
 
 // A safe integer fits in 53 bits: the high 32-bit word and the low one.

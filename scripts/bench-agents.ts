@@ -44,6 +44,8 @@ const { values: opt } = parseArgs({
     'rtt-n': { type: 'string', default: '1000' },
     'idle-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '3' },
+    /** Longest wait for a step's connections (a loaded machine handshakes slowly). */
+    'connect-seconds': { type: 'string', default: '120' },
     'max-seconds': { type: 'string', default: '570' },
     /** Comma-separated sections to leave out: package, peer, floor, v3floor, ours, agent. */
     skip: { type: 'string', default: '' },
@@ -556,7 +558,8 @@ async function growTo(ctl: string, workers: ChildProcess[], n: number, base: Sta
   workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
   const t0 = Date.now();
   while ((await getJson<Stats>(ctl, '/stats')).conns < n) {
-    if (Date.now() - t0 > 120_000) throw new Error(`${who}: could not reach ${n} connections in 120 s`);
+    if (Date.now() - t0 > Number(opt['connect-seconds']) * 1000)
+      throw new Error(`${who}: could not reach ${n} connections in ${opt['connect-seconds']} s`);
     await sleep(200);
   }
   const connectSeconds = (Date.now() - t0) / 1000;

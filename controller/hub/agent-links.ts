@@ -9,7 +9,11 @@ import * as q from './link-queries.js';
 const MAX_IDS_PER_READ = 1000;
 
 export class AgentLinks implements LinkStateReader {
-  constructor(private readonly db: Db) {}
+  /** `rowLocks`: the dialect's capability (PostgreSQL), see `markConnected` in link-queries.ts. */
+  constructor(
+    private readonly db: Db,
+    private readonly rowLocks: boolean,
+  ) {}
 
   async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
     const links = new Map<string, LinkFacts>();
@@ -25,7 +29,7 @@ export class AgentLinks implements LinkStateReader {
     allocationId: string,
     link: { instance: string; session: string; now: string; agentVersion: string },
   ): Promise<void> {
-    await q.markConnected(this.db, allocationId, link);
+    await q.markConnected(this.db, allocationId, link, this.rowLocks);
   }
 
   /** Records the link as down, unless another connection holds it by now. */

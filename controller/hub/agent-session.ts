@@ -228,40 +228,44 @@ export class AgentSession {
   }
 
   /** Sends a command the database already recorded as SENT on this connection's link (`claimQueued`). */
-  deliverClaimed(row: AgentCommandsTable): Promise<void> {
+  deliverClaimed(row: AgentCommandsTable): Promise<void> | undefined {
+    // Nothing queued before it on this connection: out now, in this turn, without a delivery's
+    // promises (the path of every command sent to a linked agent).
+    if (this.#delivering === undefined) {
+      try {
+        this.#sendRows([row]);
+      } catch (err) {
+        this.host.logger.error(this.#fields(errorFields(err, this.host.logger)), 'command delivery failed');
+      }
+      return undefined;
+    }
     return this.#deliver(async () => [row], true);
   }
 
   // Deliveries run one after another; each command goes out at most once per connection, and only
   // after the database has recorded the send on this connection's link (`claimed`: the read did).
-  // The commands of one delivery go out together: one signed batch in version 2.
+  // The sends of one delivery are recorded together (one group commit), and its commands go out
+  // together: one batch from version 2.
   #deliver(read: () => Promise<AgentCommandsTable[]>, claimed: boolean): Promise<void> {
     const run = async () => {
       if (!this.isOpen) return;
-      const out: BatchedMessage[] = [];
-      try {
-        for (const row of await read()) {
-          if (!this.isOpen) return;
-          if (this.#sent?.has(row.id)) continue;
-          if (!claimed && !(await this.host.commands.claimForSend(row.id, this.sid))) continue;
-          (this.#sent ??= new Map()).set(row.id, row.name);
-          out.push({
-            type: 'command',
-            body: {
-              id: row.id,
-              name: row.name,
-              params: JSON.parse(row.params) as Record<string, unknown>,
-              deadline: row.deadline,
-              // What the agent counts: the time left, on no clock but its own monotonic one.
-              ttl_ms: timeToLive(row.deadline, this.host.clock.now()),
-            },
-          });
-          if (out.length === MAX_BATCH_MESSAGES) this.#sendAll(out.splice(0));
-        }
-      } finally {
-        // Claimed is recorded as sent: what was claimed goes out, even when a later claim failed.
-        this.#sendAll(out);
+      let rows = (await read()).filter((row) => !this.#sent?.has(row.id));
+      if (!claimed) {
+        const sid = this.sid;
+        const claims = await Promise.allSettled(
+          rows.map((row) => this.host.commands.claimForSend(row.id, sid)),
+        );
+        // Claimed is recorded as sent: what was claimed goes out, even when another claim failed.
+        rows = rows.filter((_, i) => {
+          const claim = claims[i]!;
+          return claim.status === 'fulfilled' && claim.value;
+        });
+        this.#sendRows(rows);
+        const failed = claims.find((c) => c.status === 'rejected');
+        if (failed) throw failed.reason;
+        return;
       }
+      this.#sendRows(rows);
     };
     this.#busy += 1;
     const delivery: Promise<void> = (this.#delivering ?? Promise.resolve())
@@ -275,6 +279,29 @@ export class AgentSession {
       });
     this.#delivering = delivery;
     return delivery;
+  }
+
+  // Commands recorded as sent on this connection, out in order (batches of at most MAX_BATCH_MESSAGES).
+  #sendRows(rows: AgentCommandsTable[]): void {
+    const out: BatchedMessage[] = [];
+    for (const row of rows) {
+      if (!this.isOpen) return;
+      if (this.#sent?.has(row.id)) continue;
+      (this.#sent ??= new Map()).set(row.id, row.name);
+      out.push({
+        type: 'command',
+        body: {
+          id: row.id,
+          name: row.name,
+          params: JSON.parse(row.params) as Record<string, unknown>,
+          deadline: row.deadline,
+          // What the agent counts: the time left, on no clock but its own monotonic one.
+          ttl_ms: timeToLive(row.deadline, this.host.clock.now()),
+        },
+      });
+      if (out.length === MAX_BATCH_MESSAGES) this.#sendAll(out.splice(0));
+    }
+    this.#sendAll(out);
   }
 
   #receive(raw: RawData): void {

@@ -1,6 +1,5 @@
 import type { Db } from '../db/database.js';
-import { linkOfCommandHeldBy } from './link-queries.js';
-import { FINAL_COMMAND_STATES, OPEN_COMMAND_STATES, type CommandState } from './tables.js';
+import { FINAL_COMMAND_STATES, OPEN_COMMAND_STATES } from './tables.js';
 
 /** Everything still waiting for an outcome and not past its deadline: what a fresh link carries. */
 export const openForAllocation = (db: Db, allocationId: string, now: string) =>
@@ -37,33 +36,6 @@ export const queuedForInstance = (db: Db, instanceId: string, now: string, limit
     .orderBy('id')
     .limit(limit)
     .execute();
-
-/**
- * Records one more send of an open command, on the link of session `sid` only: if another
- * connection took the link over in the meantime, nothing is written and nothing must be sent.
- * QUEUED becomes SENT; SENT and ACKED stay as they are (a resend after a reconnect).
- */
-export async function claimForSend(db: Db, id: string, sid: string, now: string): Promise<boolean> {
-  const result = await db
-    .updateTable('agent_commands')
-    .set((eb) => ({
-      state: eb
-        .case()
-        .when('state', '=', 'QUEUED')
-        .then('SENT')
-        .else(eb.ref('state'))
-        .end()
-        .$castTo<CommandState>(),
-      sent_at: now,
-      attempts: eb('attempts', '+', 1),
-    }))
-    .where('id', '=', id)
-    .where('state', 'in', OPEN_COMMAND_STATES)
-    .where('deadline', '>', now)
-    .where(linkOfCommandHeldBy(sid))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
 
 /**
  * Marks the open commands past their deadline EXPIRED; `redact` rewrites the params of those that

@@ -46,6 +46,8 @@ export interface EnqueueOptions {
 export interface CommandServiceOptions {
   /** How often `waitForResult` re-reads the command when no in-process signal came (another instance). */
   pollMs?: number;
+  /** The dialect locks rows (PostgreSQL): sends lock their link row, see `linkOfCommandHeldBy`. */
+  rowLocks: boolean;
 }
 
 export const isFinal = (state: CommandState): boolean => FINAL_COMMAND_STATES.includes(state);
@@ -85,10 +87,10 @@ export class CommandService {
     private readonly signals: CommandSignals,
     private readonly allocations: AllocationsService,
     private readonly logger: Logger,
-    options: CommandServiceOptions = {},
+    options: CommandServiceOptions,
   ) {
     this.#pollMs = options.pollMs ?? 250;
-    this.#statements = new CommandStatements(db, logger);
+    this.#statements = new CommandStatements(db, logger, options.rowLocks);
   }
 
   /** The hub of this instance offers its links; answers the function that withdraws them. */
@@ -143,23 +145,20 @@ export class CommandService {
     };
     if (this.#openHere.size >= MAX_OPEN_HERE) this.#openHere.clear();
     this.#openHere.set(row.id, clientId);
-    // Linked here: stored and recorded as sent in one commit, sent right after it. Else stored, and
-    // whoever holds the link (this instance's hub, or another's sweep) sends it.
+    // Linked here: stored and recorded as sent in one statement, sent right after its commit. Else
+    // stored, and whoever holds the link (this instance's hub, or another's sweep) sends it.
     const links = this.#links;
     const sid = links?.sessionOf(allocationId);
-    let claimed: AgentCommandsTable | undefined;
+    let stored: AgentCommandsTable;
     try {
-      claimed = await this.#statements.insert(
-        row,
-        sid === undefined ? undefined : { sid, now: row.created_at },
-      );
+      stored = await this.#statements.insert(row, sid, row.created_at);
     } catch (err) {
       this.#openHere.delete(row.id);
       throw err;
     }
-    if (claimed !== undefined) links!.deliverClaimed(allocationId, sid!, claimed);
+    if (stored.state === 'SENT') links!.deliverClaimed(allocationId, sid!, stored);
     else this.signals.commandQueued(allocationId, row.id);
-    return view(claimed ?? row);
+    return view(stored);
   }
 
   /** The client's command; 404 COMMAND_NOT_FOUND for an unknown id or another tenant's. */
@@ -271,7 +270,7 @@ export class CommandService {
 
   /** True when the command may go out now on the link of session `sid` (and the send is recorded). */
   claimForSend(id: string, sid: string): Promise<boolean> {
-    return q.claimForSend(this.db, id, sid, iso(this.clock.now()));
+    return this.#statements.claimOpen(id, sid, iso(this.clock.now()));
   }
 
   /**

@@ -19,6 +19,10 @@ export interface CommandSignals {
 
 export class LocalCommandSignals implements CommandSignals {
   readonly #events = new EventEmitter().setMaxListeners(0);
+  // Waiters by command id. A map rather than one emitter event per id: a burst keeps a thousand
+  // waiters, each added and removed once, and an emitter's event table is an object that turns to
+  // a slow dictionary with that many names.
+  readonly #finished = new Map<string, ((row?: AgentCommandsTable) => void)[]>();
 
   commandQueued(allocationId: string, commandId: string): void {
     this.#events.emit('queued', allocationId, commandId);
@@ -30,11 +34,23 @@ export class LocalCommandSignals implements CommandSignals {
   }
 
   commandFinished(commandId: string, row?: AgentCommandsTable): void {
-    this.#events.emit(`finished:${commandId}`, row);
+    const listeners = this.#finished.get(commandId);
+    if (listeners === undefined) return;
+    // A copy: a listener usually removes itself while being called.
+    for (const listener of [...listeners]) listener(row);
   }
 
   onCommandFinished(commandId: string, listener: (row?: AgentCommandsTable) => void): () => void {
-    this.#events.on(`finished:${commandId}`, listener);
-    return () => this.#events.off(`finished:${commandId}`, listener);
+    const listeners = this.#finished.get(commandId);
+    if (listeners === undefined) this.#finished.set(commandId, [listener]);
+    else listeners.push(listener);
+    return () => {
+      const current = this.#finished.get(commandId);
+      if (current === undefined) return;
+      const at = current.indexOf(listener);
+      if (at < 0) return;
+      if (current.length === 1) this.#finished.delete(commandId);
+      else current.splice(at, 1);
+    };
   }
 }

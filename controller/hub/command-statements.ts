@@ -7,31 +7,23 @@
 // after another in the next group. On SQLite, Kysely hands its single connection to one query at a
 // time through a mutex that wakes every waiting query on each release, so a burst of 1,000 commands
 // whose reads queued there cost ~O(1,000²) wake-ups (a third of the burst's time, with the garbage).
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../db/prepared-statement.js';
 import { GroupCommit } from './group-commit.js';
-import { linkOfCommandHeldBy } from './link-queries.js';
+import { linkHeldBy, linkOfCommandHeldBy } from './link-queries.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
 
-/** The columns of a command row, in the order the insert takes them. */
-const COLUMNS = [
+/** The columns a new command is stored with as given; the rest are NULL, or follow from its link. */
+const STORED_COLUMNS = [
   'id',
   'allocation_id',
   'client_id',
   'name',
   'params',
-  'state',
   'deadline',
   'created_at',
-  'sent_at',
-  'acked_at',
-  'finished_at',
-  'attempts',
-  'output',
-  'fault_code',
-  'fault_message',
-  'fault_retryable',
 ] as const satisfies readonly (keyof AgentCommandsTable)[];
 
 export type Outcome = Pick<
@@ -40,27 +32,52 @@ export type Outcome = Pick<
 > & { state: 'DONE' | 'FAILED' };
 
 // A new command waits behind the writes of the commands already out (group-commit.ts).
-const FRESH_AND_ATOMIC = { fresh: true, atomic: true } as const;
+const FRESH = { fresh: true } as const;
 const ATOMIC = { atomic: true } as const;
 
 const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
 
 export class CommandStatements {
-  readonly #insert: PreparedStatement<unknown>;
+  readonly #store: PreparedStatement<{ state: CommandState }>;
   readonly #findForClient: PreparedStatement<AgentCommandsTable>;
   readonly #findForAllocation: PreparedStatement<AgentCommandsTable>;
   readonly #claimQueued: PreparedStatement<AgentCommandsTable>;
+  readonly #claimOpen: PreparedStatement<unknown>;
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
   readonly #writes: GroupCommit;
 
-  constructor(db: Db, logger: Logger) {
+  /** `rowLocks`: the dialect's capability (PostgreSQL), see `linkOfCommandHeldBy`. */
+  constructor(db: Db, logger: Logger, rowLocks: boolean) {
     this.#writes = new GroupCommit(db, logger);
-    this.#insert = new PreparedStatement(
+    // INSERT … SELECT over one derived row `h` saying whether connection `sid` holds the link (one
+    // primary-key read of agent_links): the command is stored and, when it may go out at once, its
+    // send recorded, in one statement. Columns left out keep their NULL default; the attempt count is
+    // a literal, so PostgreSQL types it as the integer column it fills.
+    const held = db
+      .selectNoFrom((eb) =>
+        eb.exists(linkHeldBy(eb, eb.val(slot(1)), slot(STORED_COLUMNS.length), rowLocks)).as('held'),
+      )
+      .as('h');
+    this.#store = new PreparedStatement(
       db
         .insertInto('agent_commands')
-        .values(Object.fromEntries(COLUMNS.map((c, i) => [c, slot(i)])) as unknown as AgentCommandsTable)
-        .compile(),
+        .columns([...STORED_COLUMNS, 'state', 'sent_at', 'attempts'])
+        .expression(
+          db.selectFrom(held).select((eb) => [
+            ...STORED_COLUMNS.map((c, i) => eb.val(slot(i)).as(c)),
+            eb.case().when(eb.ref('h.held')).then(eb.val('SENT')).else(eb.val('QUEUED')).end().as('state'),
+            eb
+              .case()
+              .when(eb.ref('h.held'))
+              .then(eb.val(slot(STORED_COLUMNS.length + 1)))
+              .end()
+              .as('sent_at'),
+            eb.case().when(eb.ref('h.held')).then(eb.lit(1)).else(eb.lit(0)).end().as('attempts'),
+          ]),
+        )
+        .returning('state')
+        .compile() as CompiledQuery<{ state: CommandState }>,
     );
     this.#findForClient = new PreparedStatement(
       db
@@ -89,8 +106,29 @@ export class CommandStatements {
         .where('id', '=', slot(0))
         .where('state', '=', 'QUEUED')
         .where('deadline', '>', slot(2))
-        .where(linkOfCommandHeldBy(slot(1)))
+        .where(linkOfCommandHeldBy(slot(1), rowLocks))
         .returningAll()
+        .compile(),
+    );
+    // One more send of an open command (a fresh link's resends, the sweep's QUEUED ones), on the link
+    // of session `sid` only: QUEUED becomes SENT, SENT and ACKED stay as they are.
+    this.#claimOpen = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set((eb) => ({
+          state: eb
+            .case()
+            .when('state', '=', 'QUEUED')
+            .then('SENT' as CommandState)
+            .else(eb.ref('state'))
+            .end(),
+          sent_at: slot(2),
+          attempts: eb('attempts', '+', 1),
+        }))
+        .where('id', '=', slot(0))
+        .where('state', 'in', OPEN_COMMAND_STATES)
+        .where('deadline', '>', slot(2))
+        .where(linkOfCommandHeldBy(slot(1), rowLocks))
         .compile(),
     );
     this.#markAcked = new PreparedStatement(
@@ -126,23 +164,16 @@ export class CommandStatements {
   }
 
   /**
-   * Stores a new command (QUEUED). With `claim`, the same commit also records its send on the link
-   * of session `claim.sid` (QUEUED → SENT, as `claimQueued`) and answers the SENT row, or undefined
-   * when that session no longer holds the link (the command then stays QUEUED).
+   * Stores a new command in one statement: SENT (sent_at `now`, first attempt) when the link of its
+   * allocation is held by connection `sid`, else QUEUED (also with no `sid`). Answers the row as
+   * stored. A SENT row is the caller's to send on that connection at once.
    */
-  async insert(
-    row: AgentCommandsTable,
-    claim?: { sid: string; now: string },
-  ): Promise<AgentCommandsTable | undefined> {
-    const values = COLUMNS.map((c) => row[c]);
-    if (claim === undefined) {
-      await this.#writes.run((db) => this.#insert.run(db, values), { fresh: true });
-      return undefined;
-    }
-    return this.#writes.run(async (db) => {
-      await this.#insert.run(db, values);
-      return (await this.#claimQueued.run(db, [row.id, claim.sid, claim.now])).rows[0];
-    }, FRESH_AND_ATOMIC);
+  async insert(row: AgentCommandsTable, sid: string | undefined, now: string): Promise<AgentCommandsTable> {
+    const values = STORED_COLUMNS.map((c) => row[c] as unknown);
+    values.push(sid ?? null, now);
+    const stored = await this.#writes.run((db) => this.#store.run(db, values), FRESH);
+    if (stored.rows[0]?.state !== 'SENT') return row;
+    return { ...row, state: 'SENT', sent_at: now, attempts: 1 };
   }
 
   async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
@@ -156,6 +187,14 @@ export class CommandStatements {
 
   async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {
     return (await this.#writes.run((db) => this.#claimQueued.run(db, [id, sid, now]))).rows[0];
+  }
+
+  /**
+   * Records one more send of an open command on the link of session `sid`; false when that session
+   * no longer holds the link, the command is final or past its deadline (then it must not go out).
+   */
+  async claimOpen(id: string, sid: string, now: string): Promise<boolean> {
+    return affected(await this.#writes.run((db) => this.#claimOpen.run(db, [id, sid, now]))) === 1;
   }
 
   async markAcked(allocationId: string, id: string, now: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 // The hub's `agent_links` rows, written by the hub instance that holds the agent's socket so that any
 // instance can answer for the link. `link_session` (the connection's challenge nonce) says which
 // connection owns the link, so a late write from a replaced connection changes nothing.
-import type { ExpressionBuilder } from 'kysely';
+import type { Expression, ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { HubTables } from './tables.js';
 
@@ -15,21 +15,42 @@ export const heldBySession = (sid: string) => (eb: ExpressionBuilder<HubTables, 
 /**
  * The link of the command's allocation is held by connection `sid`, for statements on
  * `agent_commands`. EXISTS looks the link up by primary key, one row per command considered.
+ * With `rowLocks` (PostgreSQL) the link row is read FOR KEY SHARE: a send recorded on connection
+ * `sid` then commits before a newer connection can take the link over (`markConnected` locks the
+ * row FOR UPDATE), so the newer connection's first read of open commands finds it; a takeover that
+ * committed first makes the check fail and the command stays QUEUED for the new holder. (SQLite
+ * has one writer at a time: nothing to lock.) KEY SHARE leaves the heartbeat's updates unblocked.
  */
-export const linkOfCommandHeldBy = (sid: string) => (eb: ExpressionBuilder<HubTables, 'agent_commands'>) =>
-  eb.exists(
-    eb
-      .selectFrom('agent_links')
-      .select('agent_links.allocation_id')
-      .whereRef('agent_links.allocation_id', '=', 'agent_commands.allocation_id')
-      .where(heldBySession(sid)),
-  );
+export const linkOfCommandHeldBy =
+  (sid: string, rowLocks: boolean) => (eb: ExpressionBuilder<HubTables, 'agent_commands'>) =>
+    eb.exists(linkHeldBy(eb, eb.ref('agent_commands.allocation_id'), sid, rowLocks));
 
-/** Records the link as connection `session`'s on `instance` (the row is created on the first link). */
+/** The read of `linkOfCommandHeldBy`, for a given allocation (a ref or a value). */
+export function linkHeldBy<DB extends HubTables, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  allocationId: Expression<string>,
+  sid: string,
+  rowLocks: boolean,
+) {
+  const read = (eb as unknown as ExpressionBuilder<HubTables, never>)
+    .selectFrom('agent_links')
+    .select('agent_links.allocation_id')
+    .where('agent_links.allocation_id', '=', allocationId)
+    .where(heldBySession(sid));
+  return rowLocks ? read.forKeyShare() : read;
+}
+
+/**
+ * Records the link as connection `session`'s on `instance` (the row is created on the first link).
+ * With `rowLocks` (PostgreSQL) the row is locked FOR UPDATE first: it waits for the sends still being
+ * recorded on the previous connection (`linkOfCommandHeldBy`) to commit, so that the new
+ * connection's read of open commands, after this, finds them.
+ */
 export const markConnected = (
   db: Db,
   allocationId: string,
   link: { instance: string; session: string; now: string; agentVersion: string },
+  rowLocks: boolean,
 ) => {
   const values = {
     link_state: 'CONNECTED' as const,
@@ -38,11 +59,22 @@ export const markConnected = (
     last_seen_at: link.now,
     agent_version: link.agentVersion,
   };
-  return db
-    .insertInto('agent_links')
-    .values({ allocation_id: allocationId, ...values })
-    .onConflict((oc) => oc.column('allocation_id').doUpdateSet(values))
-    .execute();
+  const upsert = (trx: Db) =>
+    trx
+      .insertInto('agent_links')
+      .values({ allocation_id: allocationId, ...values })
+      .onConflict((oc) => oc.column('allocation_id').doUpdateSet(values))
+      .execute();
+  if (!rowLocks) return upsert(db);
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .selectFrom('agent_links')
+      .select('allocation_id')
+      .where('allocation_id', '=', allocationId)
+      .forUpdate()
+      .execute();
+    return upsert(trx);
+  });
 };
 
 export const markDisconnected = (db: Db, allocationId: string, session: string, now: string) =>

@@ -15,11 +15,13 @@ export const hubModule = defineModule({
   tables: ['agent_commands', 'agent_links'],
   migrations: { '0012-agent-links': m0012 },
   provides: ['hub', 'commands', 'agentLinks', 'runner'],
-  build: async ({ db, clock, logger, config, options, use }) => {
+  build: async ({ db, caps, clock, logger, config, options, use }) => {
     const allocations = use('allocations');
-    const agentLinks = new AgentLinks(db);
+    const agentLinks = new AgentLinks(db, caps.rowLocks);
     const signals = new LocalCommandSignals();
-    const commands = new CommandService(db, clock, signals, allocations, logger);
+    const commands = new CommandService(db, clock, signals, allocations, logger, {
+      rowLocks: caps.rowLocks,
+    });
     const hub = new AgentHub(
       {
         links: agentLinks,

@@ -106,7 +106,7 @@ forEachDatabase('migration 0012-agent-links', (database) => {
       handle.db,
       clock,
       pino({ level: 'silent' }),
-      new AgentLinks(handle.db),
+      new AgentLinks(handle.db, handle.caps.rowLocks),
       { publicUrl: () => 'http://127.0.0.1/', linkStaleMs: 90_000 },
     );
     const listed = await allocations.list(CLIENT);

@@ -67,10 +67,42 @@ describe('agent link statements, before any ANALYZE [sqlite]', () => {
     { name: 'release', run: () => links.markDisconnected(db, 'a1', 's1', NOW) },
     { name: 'views', run: () => links.linksOf(db, IDS) },
     { name: 'sweep of QUEUED commands', run: () => commands.queuedForInstance(db, 'i1', NOW, 1000) },
-    { name: 'send of an open command', run: () => commands.claimForSend(db, 'c1', 's1', NOW) },
+    {
+      name: 'send of an open command',
+      run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimOpen('c1', 's1', NOW),
+    },
     {
       name: 'send of a command just queued',
-      run: () => new CommandStatements(db, pino({ level: 'silent' })).claimQueued('c1', 's1', NOW),
+      run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimQueued('c1', 's1', NOW),
+    },
+    {
+      name: 'store and send of a new command',
+      // The allocation does not exist: the statement fails on its foreign key once planned and run.
+      run: () =>
+        new CommandStatements(db, pino({ level: 'silent' }), false)
+          .insert(
+            {
+              id: 'c2',
+              allocation_id: 'a1',
+              client_id: 'x',
+              name: 'router.ping',
+              params: '{}',
+              state: 'QUEUED',
+              deadline: NOW,
+              created_at: NOW,
+              sent_at: null,
+              acked_at: null,
+              finished_at: null,
+              attempts: 0,
+              output: null,
+              fault_code: null,
+              fault_message: null,
+              fault_retryable: null,
+            },
+            's1',
+            NOW,
+          )
+          .catch(() => undefined),
     },
   ];
   for (const s of statements)

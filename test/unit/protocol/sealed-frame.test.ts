@@ -212,6 +212,32 @@ describe('protocol version 3', () => {
       });
     }
 
+    // Small frames are MAC'd in one piece, larger ones as a stream (sealed-frame.ts): both must be
+    // HMAC-SHA256 as RFC 2104 defines it, on each side of the boundary and of the hash's 64-byte block.
+    for (const payloadBytes of [40, 55, 56, 64, 119, 120, 4095, 4096, 4097, 9000]) {
+      it(`MACs a payload of ${payloadBytes} bytes as HMAC-SHA256, both ways`, () => {
+        const { agent, controller } = sessionPair();
+        const message = JSON.stringify({ type: 'ping', ts: NOW.toISOString(), body: { t: 1 } });
+        // JSON allows trailing white space: a valid message of exactly this many bytes.
+        const payload = Buffer.from(message.padEnd(payloadBytes, ' '));
+        const forged = forge(agent, 5, 0, payload);
+        expect(openFrame(forged, { keys: controller, from: 'agent', maxBytes: MAX }).seq).to.equal(5);
+        const tampered = Buffer.from(forged);
+        tampered[tampered.length - 1] = 0x0a;
+        expectProtocolError(
+          () => openFrame(tampered, { keys: controller, from: 'agent', maxBytes: MAX }),
+          'BAD_SIGNATURE',
+        );
+        const sealed = sealFrame(
+          'report',
+          { id: COMMAND_ID, kind: 'event', at: NOW.toISOString(), data: { x: 'y'.repeat(payloadBytes) } },
+          { keys: agent, seq: 6, now: NOW, compressFrom: Infinity },
+        );
+        const reference = forge(agent, 6, 0, sealed.subarray(SEALED_HEADER_BYTES));
+        expect(sealed.equals(reference)).to.equal(true);
+      });
+    }
+
     it('leaves replay and reordering to the SequenceGuard, as for signed envelopes', () => {
       const { agent, controller } = sessionPair();
       const guard = new SequenceGuard();
