@@ -37,6 +37,8 @@ import {
   type TicketsService,
   type TicketsTables,
 } from './tickets/index.js';
+import { realtimeModule, type RealtimeBroker, type RealtimeTables } from './realtime/index.js';
+import { supportModule, type SupportService, type SupportTables } from './support/index.js';
 
 export type { ControllerOptions } from './controller-options.js';
 
@@ -56,6 +58,8 @@ export const MODULES = [
   affluenceModule,
   migrationModule,
   adminModule,
+  realtimeModule,
+  supportModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -82,6 +86,8 @@ export interface Services {
   premiere: PremiereAuthNotifier;
   affluence: AffluenceService;
   migration: MigrationService;
+  realtime: RealtimeBroker;
+  support: SupportService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -99,4 +105,6 @@ export interface Database
     TakeoverTables,
     SalesTables,
     NotificationsTables,
-    MigrationTables {}
+    MigrationTables,
+    RealtimeTables,
+    SupportTables {}
