@@ -159,6 +159,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listen: DbListen = (channel, handlers) =>
-    pgListen({ connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) }, channel, handlers);
+    pgListen(
+      { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) },
+      channel,
+      handlers,
+    );
   return { db, caps: POSTGRES_CAPABILITIES, listen, close: () => db.destroy() };
 }

@@ -77,7 +77,9 @@ export class RealtimeBroker {
       });
     }
     this.#touch = setInterval(() => {
-      q.touchInstance(this.deps.db, this.options.instanceId, iso(this.deps.clock.now())).catch(() => undefined);
+      q.touchInstance(this.deps.db, this.options.instanceId, iso(this.deps.clock.now())).catch(
+        () => undefined,
+      );
     }, PRESENCE_TOUCH_MS).unref();
   }
 
@@ -98,7 +100,8 @@ export class RealtimeBroker {
       await q.insertPublication(trx, channel, next.seq, JSON.stringify(data), now);
       if (next.seq > keep) await q.pruneHistory(trx, channel, next.seq - keep);
       // Delivered to every LISTENer when (and only if) the transaction commits.
-      if (this.deps.caps.notifiesAcrossInstances) await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${channel}`);
+      if (this.deps.caps.notifiesAcrossInstances)
+        await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${channel}`);
       return next.seq;
     });
     if (!this.deps.caps.notifiesAcrossInstances) this.#fanOut(channel);
@@ -194,29 +197,29 @@ export class RealtimeBroker {
 
   #makeSessionDeps(): SessionDeps {
     return {
-    db: this.deps.db,
-    clock: this.deps.clock,
-    authenticate: (token) => this.deps.authenticate(token),
-    instanceId: () => this.options.instanceId,
-    mayRead: async (channel, account) => {
-      const guard = this.#guards.get(channel);
-      return guard ? guard(channel, account) : true;
-    },
-    // Registered inside the channel's sequence, so no publication slips between the position
-    // read for the reply and the first one pushed.
-    attach: (channel, session, positioned) =>
-      this.#serial(channel, async () => {
-        const result = await positioned();
-        if (session.closed) return result;
-        let set = this.#subs.get(channel);
-        if (!set) this.#subs.set(channel, (set = new Set()));
-        set.add(session);
-        return result;
-      }),
-    detach: (channel, session) => {
-      this.#subs.get(channel)?.delete(session);
-    },
-  };
+      db: this.deps.db,
+      clock: this.deps.clock,
+      authenticate: (token) => this.deps.authenticate(token),
+      instanceId: () => this.options.instanceId,
+      mayRead: async (channel, account) => {
+        const guard = this.#guards.get(channel);
+        return guard ? guard(channel, account) : true;
+      },
+      // Registered inside the channel's sequence, so no publication slips between the position
+      // read for the reply and the first one pushed.
+      attach: (channel, session, positioned) =>
+        this.#serial(channel, async () => {
+          const result = await positioned();
+          if (session.closed) return result;
+          let set = this.#subs.get(channel);
+          if (!set) this.#subs.set(channel, (set = new Set()));
+          set.add(session);
+          return result;
+        }),
+      detach: (channel, session) => {
+        this.#subs.get(channel)?.delete(session);
+      },
+    };
   }
 }
 

@@ -245,7 +245,11 @@ export class ClientSession {
       }
     }
     this.#reply(cmd, {
-      history: { publications: pubs.map((p) => JSON.parse(pubJson(p, ns))), epoch: stream.epoch, offset: stream.top },
+      history: {
+        publications: pubs.map((p) => JSON.parse(pubJson(p, ns))),
+        epoch: stream.epoch,
+        offset: stream.top,
+      },
     });
   }
 

@@ -37,7 +37,12 @@ export interface Command {
   publish?: { channel?: string };
   presence?: { channel?: string };
   presence_stats?: { channel?: string };
-  history?: { channel?: string; limit?: number; since?: { offset?: number; epoch?: string }; reverse?: boolean };
+  history?: {
+    channel?: string;
+    limit?: number;
+    since?: { offset?: number; epoch?: string };
+    reverse?: boolean;
+  };
   ping?: object;
   send?: object;
   rpc?: object;

@@ -119,7 +119,11 @@ export async function presenceOf(db: Db, channel: string): Promise<{ client_id: 
 }
 
 export async function touchInstance(db: Db, instanceId: string, now: string): Promise<void> {
-  await db.updateTable('realtime_presence').set({ seen_at: now }).where('instance_id', '=', instanceId).execute();
+  await db
+    .updateTable('realtime_presence')
+    .set({ seen_at: now })
+    .where('instance_id', '=', instanceId)
+    .execute();
 }
 
 export async function dropInstance(db: Db, instanceId: string): Promise<void> {

@@ -37,7 +37,9 @@ export const MISSIONS_CHANNEL = 'support:missions';
 export function publishAfter(ctx: SupportContext, channel: string, data: Record<string, unknown>): void {
   ctx.realtime
     .publish(channel, data)
-    .catch((err) => ctx.logger.warn({ err: String(err), channel, type: data.type }, 'realtime publish failed'));
+    .catch((err) =>
+      ctx.logger.warn({ err: String(err), channel, type: data.type }, 'realtime publish failed'),
+    );
 }
 
 export function presenceState(e: ExpertsTable, now: Date) {

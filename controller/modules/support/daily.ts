@@ -56,7 +56,12 @@ export async function progression(ctx: SupportContext, accountId: string) {
   return {
     current_tier: e.tier_level,
     next_tier: next?.to ?? null,
-    facts: { free_missions: f.free_missions, total_missions: f.total_missions, rating: f.rating, success_rate: rate },
+    facts: {
+      free_missions: f.free_missions,
+      total_missions: f.total_missions,
+      rating: f.rating,
+      success_rate: rate,
+    },
     requirements: next
       ? {
           free_missions: next.free_missions,
@@ -76,7 +81,13 @@ export async function progression(ctx: SupportContext, accountId: string) {
     revenue_share: REVENUE_SHARE[e.tier_level],
     next_revenue_share: next ? REVENUE_SHARE[next.to] : null,
     quota: q
-      ? { window_days: QUOTA_WINDOW_DAYS, owed: q.owed, contributed: q.contributed, suspended: q.suspended, met: q.met }
+      ? {
+          window_days: QUOTA_WINDOW_DAYS,
+          owed: q.owed,
+          contributed: q.contributed,
+          suspended: q.suspended,
+          met: q.met,
+        }
       : null,
     is_internal: e.is_internal === 1,
   };
@@ -86,7 +97,8 @@ export async function recomputeReputations(ctx: SupportContext, now: Date) {
   let updated = 0;
   for (const e of await eq.activeExperts(ctx.db)) {
     const rep = reputation(await mq.reviewsOf(ctx.db, e.account_id), now, ctx.priorRating, ctx.priorWeight);
-    if (rep.rating === e.rating && rep.votes === e.votes && rep.reputation_score === e.reputation_score) continue;
+    if (rep.rating === e.rating && rep.votes === e.votes && rep.reputation_score === e.reputation_score)
+      continue;
     await eq.updateExpert(ctx.db, e.account_id, { ...rep, updated_at: iso(now) });
     updated++;
   }

@@ -49,7 +49,11 @@ function directoryBase(db: Db, f: DirectoryFilter) {
   if (f.status === 'busy') q = q.where((eb) => eb.and([online(eb), eb('e.is_busy', '=', 1)]));
   if (f.status === 'offline')
     q = q.where((eb) =>
-      eb.or([eb('e.is_online', '=', 0), eb('e.last_seen_at', 'is', null), eb('e.last_seen_at', '<=', f.onlineAfter)]),
+      eb.or([
+        eb('e.is_online', '=', 0),
+        eb('e.last_seen_at', 'is', null),
+        eb('e.last_seen_at', '<=', f.onlineAfter),
+      ]),
     );
   if (f.country) q = q.where('e.country', '=', f.country);
   if (f.tags && f.tags.length > 0) {
@@ -67,7 +71,10 @@ function directoryBase(db: Db, f: DirectoryFilter) {
   return q;
 }
 
-export async function directory(db: Db, f: DirectoryFilter): Promise<{ total: number; rows: ExpertsTable[] }> {
+export async function directory(
+  db: Db,
+  f: DirectoryFilter,
+): Promise<{ total: number; rows: ExpertsTable[] }> {
   const count = await directoryBase(db, f)
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
@@ -125,11 +132,21 @@ export async function setTier(db: Db, id: string, tier: Tier, now: string): Prom
 }
 
 export async function setActivity(db: Db, id: string, status: ActivityStatus, now: string): Promise<void> {
-  await db.updateTable('experts').set({ activity_status: status, updated_at: now }).where('account_id', '=', id).execute();
+  await db
+    .updateTable('experts')
+    .set({ activity_status: status, updated_at: now })
+    .where('account_id', '=', id)
+    .execute();
 }
 
 /** A closed mission: counters move in the statement (two closings at once both count). */
-export async function recordClose(db: Db, id: string, resolved: boolean, busy: number, now: string): Promise<void> {
+export async function recordClose(
+  db: Db,
+  id: string,
+  resolved: boolean,
+  busy: number,
+  now: string,
+): Promise<void> {
   await db
     .updateTable('experts')
     .set((eb) => ({

@@ -133,7 +133,11 @@ export async function activeExpert(ctx: SupportContext, accountId: string): Prom
 export async function presence(ctx: SupportContext, accountId: string, online: boolean) {
   const before = await activeExpert(ctx, accountId);
   const now = ctx.clock.now();
-  await eq.setPresence(ctx.db, accountId, { is_online: online ? 1 : 0, last_seen_at: iso(now), updated_at: iso(now) });
+  await eq.setPresence(ctx.db, accountId, {
+    is_online: online ? 1 : 0,
+    last_seen_at: iso(now),
+    updated_at: iso(now),
+  });
   const after = (await eq.findExpert(ctx.db, accountId))!;
   publishStatusIfChanged(ctx, before, after, now);
   return presenceState(after, now);

@@ -50,7 +50,13 @@ export async function claim(db: Db, id: string, expertId: string, now: string): 
   return Number(res.numUpdatedRows) === 1;
 }
 
-export async function close(db: Db, id: string, expertId: string, resolved: boolean, now: string): Promise<boolean> {
+export async function close(
+  db: Db,
+  id: string,
+  expertId: string,
+  resolved: boolean,
+  now: string,
+): Promise<boolean> {
   const res = await db
     .updateTable('support_missions')
     .set({ status: 'CLOSED', resolved: resolved ? 1 : 0, closed_at: now })
@@ -84,18 +90,29 @@ export async function closedCounts(db: Db, expertId: string, since: string | nul
     .selectFrom('support_missions')
     .select((eb) => [
       eb.fn.countAll<number>().as('closed'),
-      eb.fn.sum<number>(eb.case().when('payment_status', '=', 'FREE').then(1).else(0).end()).as('free_closed'),
+      eb.fn
+        .sum<number>(eb.case().when('payment_status', '=', 'FREE').then(1).else(0).end())
+        .as('free_closed'),
       eb.fn.sum<number>(eb.case().when('resolved', '=', 1).then(1).else(0).end()).as('resolved'),
     ])
     .where('assignee_id', '=', expertId)
     .where('status', '=', 'CLOSED');
   if (since) q = q.where('closed_at', '>=', since);
   const row = await q.executeTakeFirstOrThrow();
-  return { closed: Number(row.closed), free_closed: Number(row.free_closed ?? 0), resolved: Number(row.resolved ?? 0) };
+  return {
+    closed: Number(row.closed),
+    free_closed: Number(row.free_closed ?? 0),
+    resolved: Number(row.resolved ?? 0),
+  };
 }
 
 /** Missions a technician of this rank could have taken, created since a time (free ones only if asked). */
-export async function availableSince(db: Db, rank: number, since: string, freeOnly: boolean): Promise<number> {
+export async function availableSince(
+  db: Db,
+  rank: number,
+  since: string,
+  freeOnly: boolean,
+): Promise<number> {
   let q = db
     .selectFrom('support_missions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -154,6 +171,13 @@ export async function insertSupervision(db: Db, row: SupportSupervisionsTable): 
   await db.insertInto('support_supervisions').values(row).execute();
 }
 
-export async function findSupervision(db: Db, missionId: string): Promise<SupportSupervisionsTable | undefined> {
-  return db.selectFrom('support_supervisions').selectAll().where('mission_id', '=', missionId).executeTakeFirst();
+export async function findSupervision(
+  db: Db,
+  missionId: string,
+): Promise<SupportSupervisionsTable | undefined> {
+  return db
+    .selectFrom('support_supervisions')
+    .selectAll()
+    .where('mission_id', '=', missionId)
+    .executeTakeFirst();
 }

@@ -150,7 +150,13 @@ const noteView = (n: { id: string; author_id: string; content: string; created_a
 
 export async function addNote(ctx: SupportContext, accountId: string, missionId: string, content: string) {
   await assignedMission(ctx, accountId, missionId);
-  const row = { id: newId(), mission_id: missionId, author_id: accountId, content, created_at: iso(ctx.clock.now()) };
+  const row = {
+    id: newId(),
+    mission_id: missionId,
+    author_id: accountId,
+    content,
+    created_at: iso(ctx.clock.now()),
+  };
   await mq.insertNote(ctx.db, row);
   return noteView(row);
 }
@@ -160,7 +166,12 @@ export async function notes(ctx: SupportContext, accountId: string, missionId: s
   return (await mq.notesOf(ctx.db, missionId)).map(noteView);
 }
 
-export async function supervise(ctx: SupportContext, accountId: string, missionId: string, input: SuperviseInput) {
+export async function supervise(
+  ctx: SupportContext,
+  accountId: string,
+  missionId: string,
+  input: SuperviseInput,
+) {
   const supervisor = await activeExpert(ctx, accountId);
   // EXPERT and above, or an internal account whatever its tier.
   if (supervisor.is_internal !== 1 && supervisor.tier_rank < tierRank('EXPERT'))
@@ -168,7 +179,8 @@ export async function supervise(ctx: SupportContext, accountId: string, missionI
       details: { required_tier: 'EXPERT', current_tier: supervisor.tier_level },
     });
   const mission = await visibleMission(ctx, missionId);
-  if (mission.assignee_id === accountId) throw new AppError('SELF_SUPERVISION', 'You cannot supervise your own work');
+  if (mission.assignee_id === accountId)
+    throw new AppError('SELF_SUPERVISION', 'You cannot supervise your own work');
   if (await mq.findSupervision(ctx.db, missionId))
     throw new AppError('ALREADY_SUPERVISED', 'This mission was already supervised');
   if (mission.status !== 'CLOSED' || !mission.assignee_id)
@@ -184,10 +196,17 @@ export async function supervise(ctx: SupportContext, accountId: string, missionI
   try {
     await mq.insertSupervision(ctx.db, row);
   } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('ALREADY_SUPERVISED', 'This mission was already supervised');
+    if (isUniqueViolation(err))
+      throw new AppError('ALREADY_SUPERVISED', 'This mission was already supervised');
     throw err;
   }
-  return { id: row.id, ticket_id: missionId, verdict: row.verdict, comment: row.comment, created_at: row.created_at };
+  return {
+    id: row.id,
+    ticket_id: missionId,
+    verdict: row.verdict,
+    comment: row.comment,
+    created_at: row.created_at,
+  };
 }
 
 /** NEW_BOUNTY_TICKET on support:missions, for a paid mission whose funds are held (wallet). */

@@ -100,7 +100,8 @@ export function supportRoutes(api: Api, deps: { support: SupportService; clock: 
     {
       method: 'put',
       path: '/api/v1/admin/support/experts/:accountId',
-      summary: "Creates or changes a technician's expert record: profile, is_active, is_certified, is_internal, tier",
+      summary:
+        "Creates or changes a technician's expert record: profile, is_active, is_certified, is_internal, tier",
       tags,
       auth: ['admin'],
       params: accountParams,
@@ -163,8 +164,14 @@ function missionRoutes(api: Api, support: SupportService): void {
   });
 
   api.route(
-    { ...route('post', 'claim', 'Takes an open mission: the first claim wins, the others get 409'), auth: ['technician'] },
-    async (_ctx, { params, principal }) => ({ success: true, data: await support.claim(principal!.subjectId, params.id) }),
+    {
+      ...route('post', 'claim', 'Takes an open mission: the first claim wins, the others get 409'),
+      auth: ['technician'],
+    },
+    async (_ctx, { params, principal }) => ({
+      success: true,
+      data: await support.claim(principal!.subjectId, params.id),
+    }),
   );
 
   api.route(
@@ -207,7 +214,10 @@ function missionRoutes(api: Api, support: SupportService): void {
 
   api.route(
     { ...route('get', 'notes', "The assigned technician's notes, oldest first"), auth: ['technician'] },
-    async (_ctx, { params, principal }) => ({ success: true, data: await support.notes(principal!.subjectId, params.id) }),
+    async (_ctx, { params, principal }) => ({
+      success: true,
+      data: await support.notes(principal!.subjectId, params.id),
+    }),
   );
 
   api.route(

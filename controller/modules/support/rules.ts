@@ -95,7 +95,8 @@ export function quota(q: QuotaInput): Quota {
   return { owed, contributed: q.contributed, suspended, met: suspended || q.contributed >= owed };
 }
 
-export type TierReason = 'PROMOTION' | 'RATING_BELOW_THRESHOLD' | 'SUCCESS_RATE_BELOW_THRESHOLD' | 'QUOTA_UNMET';
+export type TierReason =
+  'PROMOTION' | 'RATING_BELOW_THRESHOLD' | 'SUCCESS_RATE_BELOW_THRESHOLD' | 'QUOTA_UNMET';
 
 export interface TierDecision {
   from: Tier;

@@ -95,7 +95,12 @@ export const missionBody = z.object({
   price_amount: z.unknown().optional(),
   payment_status: z.unknown().optional(),
 });
-export type MissionInput = { subject: string; description?: string | undefined; category: string; is_urgent: boolean };
+export type MissionInput = {
+  subject: string;
+  description?: string | undefined;
+  category: string;
+  is_urgent: boolean;
+};
 
 export const openMissionsQuery = z.object({ limit: queryInt({ min: 1, max: 100 }).default(50) });
 

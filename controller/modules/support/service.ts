@@ -24,7 +24,8 @@ export class SupportService {
   async setExpert(accountId: string, input: ExpertInput) {
     const account = await this.accounts.get(accountId);
     if (!account) throw new AppError('NOT_FOUND', 'No such account');
-    if (account.kind !== 'technician') throw new AppError('NOT_A_TECHNICIAN', 'Only a technician account can be an expert');
+    if (account.kind !== 'technician')
+      throw new AppError('NOT_A_TECHNICIAN', 'Only a technician account can be an expert');
     return experts.upsertExpert(this.ctx, accountId, input);
   }
 

@@ -67,7 +67,11 @@ forEachDatabase('realtime broker', (database) => {
     const denied = new Promise<number>((resolve) => missions.on('unsubscribed', (ctx) => resolve(ctx.code)));
     missions.subscribe();
     expect(await denied).to.equal(103);
-    const err = (p: Promise<unknown>) => p.then(() => null, (e: { code: number }) => e.code);
+    const err = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: { code: number }) => e.code,
+      );
     expect(await err(client.publish('support:presence', { type: 'FAKE' }))).to.equal(103);
     expect(await err(client.publish('lobby', {}))).to.equal(103);
     expect(await err(client.rpc('anything', {}))).to.equal(104);
@@ -103,7 +107,9 @@ forEachDatabase('realtime broker', (database) => {
       { id: 3, subscribe: { channel: 'support:presence' } },
       { id: 4, subscribe: { channel: '' } },
     ]);
-    expect(out.replies.map((r) => (r.error as { code: number } | undefined)?.code ?? 0)).to.deep.equal([0, 0, 105, 107]);
+    expect(out.replies.map((r) => (r.error as { code: number } | undefined)?.code ?? 0)).to.deep.equal([
+      0, 0, 105, 107,
+    ]);
     expect(out.replies[0]!.connect).to.include({ ping: 25, pong: true });
     expect((await raw([{ id: 1, subscribe: { channel: 'lobby' } }])).close).to.equal(3501);
     t.clock.advance(31 * 86_400_000);
@@ -131,7 +137,13 @@ forEachDatabase('realtime broker', (database) => {
     await presence.count(3);
     const now = t.clock.now().toISOString();
     expect(presence.data).to.deep.equal([
-      { type: 'PRO_STATUS_CHANGED', expert_id: e.id, isOnline: true, status_detail: 'AVAILABLE', updated_at: now },
+      {
+        type: 'PRO_STATUS_CHANGED',
+        expert_id: e.id,
+        isOnline: true,
+        status_detail: 'AVAILABLE',
+        updated_at: now,
+      },
       { type: 'TICKET_CLAIMED', ticket_id: m, expert_id: e.id, updated_at: now },
       { type: 'PRO_STATUS_CHANGED', expert_id: e.id, isOnline: true, status_detail: 'BUSY', updated_at: now },
     ]);

@@ -38,7 +38,10 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     });
     controllers.push(controller);
     const { port } = await controller.listen();
-    return { t: new TestController(controller, controller.clock as ManualClock, main), url: `ws://127.0.0.1:${port}/realtime` };
+    return {
+      t: new TestController(controller, controller.clock as ManualClock, main),
+      url: `ws://127.0.0.1:${port}/realtime`,
+    };
   }
 
   it('delivers every publication once, in order, to subscribers of both instances; a claim race is still won once', async () => {
@@ -57,7 +60,9 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     // Publications from both instances at once, in bursts.
     const N = 40;
     await Promise.all(
-      Array.from({ length: N }, (_, i) => (i % 2 ? a : b).t.controller.services.realtime.publish('support:presence', { i })),
+      Array.from({ length: N }, (_, i) =>
+        (i % 2 ? a : b).t.controller.services.realtime.publish('support:presence', { i }),
+      ),
     );
     for (const s of subs) {
       await s.count(N);
@@ -69,7 +74,11 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     const client = await a.t.account('client');
     const m = await hubA.mission(client.token);
     const techs = await Promise.all(Array.from({ length: 6 }, () => hubA.expert()));
-    const answers = await Promise.all(techs.map((tech, i) => (i % 2 ? a : b).t.request('POST', `/api/v1/support/tickets/${m}/claim`, { token: tech.token })));
+    const answers = await Promise.all(
+      techs.map((tech, i) =>
+        (i % 2 ? a : b).t.request('POST', `/api/v1/support/tickets/${m}/claim`, { token: tech.token }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 200)).to.have.length(1);
     expect(answers.filter((r) => r.status === 409)).to.have.length(5);
     for (const s of subs) {

@@ -29,10 +29,13 @@ export function connect(url: string, token: string, ws: unknown = WebSocket): Pr
   });
   return new Promise((resolve) => {
     client.once('connected', () => resolve({ client, connected: true }));
-    client.once('disconnected', (ctx) => resolve({ client, connected: false, code: ctx.code, reason: ctx.reason }));
+    client.once('disconnected', (ctx) =>
+      resolve({ client, connected: false, code: ctx.code, reason: ctx.reason }),
+    );
     // A refused upgrade never connects: the client keeps retrying, so the first transport error settles it.
     client.once('error', (ctx) => {
-      if (ctx.type === 'transport') resolve({ client, connected: false, code: ctx.error.code, reason: ctx.error.message });
+      if (ctx.type === 'transport')
+        resolve({ client, connected: false, code: ctx.error.code, reason: ctx.error.message });
     });
     client.connect();
   });

@@ -24,7 +24,10 @@ forEachDatabase('support daily jobs', (database) => {
       await hub.claim(tech, m);
       await hub.close(tech, m, i < resolved);
       // One client, many reviews, lower weights: the mean is what the rules read.
-      await t.request('POST', `/api/v1/support/tickets/${m}/review`, { token: client.token, body: { rating } });
+      await t.request('POST', `/api/v1/support/tickets/${m}/review`, {
+        token: client.token,
+        body: { rating },
+      });
     }
   }
 
@@ -44,7 +47,9 @@ forEachDatabase('support daily jobs', (database) => {
       next_revenue_share: { expert: 75, platform: 25 },
     });
     const run = await hub.runJob('SUPPORT_PROGRESSION');
-    expect(run.result.changes).to.deep.equal([{ expert_id: e.id, from: 'NOVICE', to: 'PRO', reason: 'PROMOTION' }]);
+    expect(run.result.changes).to.deep.equal([
+      { expert_id: e.id, from: 'NOVICE', to: 'PRO', reason: 'PROMOTION' },
+    ]);
     const pushes = (await hub.inbox(e)).filter((n) => n.type === 'TIER_CHANGED');
     expect(pushes).to.have.length(1);
     expect(pushes[0]!.data).to.include({ from: 'NOVICE', to: 'PRO', reason: 'PROMOTION' });
@@ -52,9 +57,16 @@ forEachDatabase('support daily jobs', (database) => {
     expect((await hub.runJob('SUPPORT_PROGRESSION')).result.changed).to.equal(0);
     const after = (await t.request('GET', '/api/v1/support/progression', { token: e.token })).body.data;
     expect(after).to.include({ current_tier: 'PRO', next_tier: 'EXPERT' });
-    expect(after.remaining).to.deep.equal({ free_missions: 10, total_missions: 50, rating: 0, success_rate: 10 });
+    expect(after.remaining).to.deep.equal({
+      free_missions: 10,
+      total_missions: 50,
+      rating: 0,
+      success_rate: 10,
+    });
     const top = await hub.expert({ tier_level: 'INGENIEUR' });
-    expect((await t.request('GET', '/api/v1/support/progression', { token: top.token })).body.data).to.include({ next_tier: null, requirements: null, remaining: null, next_revenue_share: null });
+    expect(
+      (await t.request('GET', '/api/v1/support/progression', { token: top.token })).body.data,
+    ).to.include({ next_tier: null, requirements: null, remaining: null, next_revenue_share: null });
   });
 
   it('demotes a PRO whose free quota is unmet while free missions were there, not when the queue was empty', async () => {
@@ -72,12 +84,16 @@ forEachDatabase('support daily jobs', (database) => {
       await hub.claim(pro, paid.id);
       await hub.close(pro, paid.id);
     }
-    expect((await t.request('GET', '/api/v1/support/progression', { token: pro.token })).body.data.quota).to.include({ owed: 1, contributed: 0, suspended: true, met: true });
+    expect(
+      (await t.request('GET', '/api/v1/support/progression', { token: pro.token })).body.data.quota,
+    ).to.include({ owed: 1, contributed: 0, suspended: true, met: true });
     expect((await hub.runJob('SUPPORT_PROGRESSION')).result.changed).to.equal(0);
     await hub.mission(client.token); // a free mission now waits in the queue
     t.clock.advance(DAY);
     const run = await hub.runJob('SUPPORT_PROGRESSION');
-    expect(run.result.changes).to.deep.equal([{ expert_id: pro.id, from: 'PRO', to: 'NOVICE', reason: 'QUOTA_UNMET' }]);
+    expect(run.result.changes).to.deep.equal([
+      { expert_id: pro.id, from: 'PRO', to: 'NOVICE', reason: 'QUOTA_UNMET' },
+    ]);
   });
 
   it('warns at 45 silent days, delists at 90 (reachable by link), relists at the next mission; internal accounts are exempt', async () => {
@@ -90,7 +106,9 @@ forEachDatabase('support daily jobs', (database) => {
     t.clock.advance(DAY);
     expect((await hub.runJob('SUPPORT_SILENCE')).result.changed).to.equal(1);
     e = await hub.relogin(e);
-    expect((await hub.inbox(e)).filter((n) => n.type === 'ACTIVITY_STATUS_CHANGED').map((n) => n.data.status)).to.deep.equal(['WARNED']);
+    expect(
+      (await hub.inbox(e)).filter((n) => n.type === 'ACTIVITY_STATUS_CHANGED').map((n) => n.data.status),
+    ).to.deep.equal(['WARNED']);
     expect((await hub.directory()).body.data.map((p: { id: string }) => p.id)).to.include(e.id);
     t.clock.advance(44 * DAY);
     expect((await hub.runJob('SUPPORT_SILENCE')).result.changed).to.equal(0);

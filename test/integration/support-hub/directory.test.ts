@@ -16,7 +16,15 @@ forEachDatabase('support directory', (database) => {
   const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((p) => p.id);
 
   it('lists active certified experts only, with nulls that do not lie', async () => {
-    const a = await hub.expert({ name: 'Awa', country: 'bj', tags: ['MikroTik', 'VPN'], languages: ['fr'], messenger_number: '+22990000001', price: 5000, bio: 'Dix ans de réseaux' });
+    const a = await hub.expert({
+      name: 'Awa',
+      country: 'bj',
+      tags: ['MikroTik', 'VPN'],
+      languages: ['fr'],
+      messenger_number: '+22990000001',
+      price: 5000,
+      bio: 'Dix ans de réseaux',
+    });
     const uncertified = await hub.expert({ is_certified: false });
     const inactive = await hub.expert({ is_active: false });
     const client = await t.account('client');
@@ -49,7 +57,14 @@ forEachDatabase('support directory', (database) => {
     expect(zero.status).to.equal(400);
     expect(zero.body.error.code).to.equal('VALIDATION_ERROR');
     // Flags are an administrator's: a client or a technician gets 403; a client account is no expert.
-    expect((await t.request('PUT', `/api/v1/admin/support/experts/${b.id}`, { token: b.token, body: { is_certified: true } })).status).to.equal(403);
+    expect(
+      (
+        await t.request('PUT', `/api/v1/admin/support/experts/${b.id}`, {
+          token: b.token,
+          body: { is_certified: true },
+        })
+      ).status,
+    ).to.equal(403);
     const notTech = await hub.setExpert(client.id, { name: 'X' });
     expect(notTech.body.error.code).to.equal('NOT_A_TECHNICIAN');
     expect((await hub.setExpert(b.id, { is_active: 'yes' })).status).to.equal(400);
@@ -61,7 +76,9 @@ forEachDatabase('support directory', (database) => {
     const offline = await hub.expert({ country: 'BJ' });
     const client = await t.account('client');
     for (const e of [online, busy])
-      expect((await t.request('POST', '/api/v1/support/presence', { token: e.token, body: {} })).body.data).to.deep.equal({ isOnline: true, status_detail: 'AVAILABLE' });
+      expect(
+        (await t.request('POST', '/api/v1/support/presence', { token: e.token, body: {} })).body.data,
+      ).to.deep.equal({ isOnline: true, status_detail: 'AVAILABLE' });
     const urgent = await hub.mission(client.token, { is_urgent: true });
     expect((await hub.claim(busy, urgent)).status).to.equal(200);
 
@@ -99,9 +116,17 @@ forEachDatabase('support directory', (database) => {
     const client = await t.account('client');
     const m = await hub.mission(client.token);
     await hub.claim(novice, m);
-    const rev = await t.request('POST', `/api/v1/support/tickets/${m}/review`, { token: client.token, body: { rating: 5, comment: 'Parfait' } });
+    const rev = await t.request('POST', `/api/v1/support/tickets/${m}/review`, {
+      token: client.token,
+      body: { rating: 5, comment: 'Parfait' },
+    });
     expect(rev.status).to.equal(201);
-    expect(rev.body.data).to.deep.equal({ expert_id: novice.id, rating: 5, votes: 1, reputation_score: 68.75 });
+    expect(rev.body.data).to.deep.equal({
+      expert_id: novice.id,
+      rating: 5,
+      votes: 1,
+      reputation_score: 68.75,
+    });
     const list = (await hub.directory()).body.data;
     expect(list.map((p: { id: string }) => p.id)).to.deep.equal([novice.id, ingenieur.id, internal.id]);
     expect(list.find((p: { id: string }) => p.id === internal.id).tier_level).to.equal('PRO');
@@ -111,19 +136,29 @@ forEachDatabase('support directory', (database) => {
     const e = await hub.expert({ bio: 'Fibre et radio' });
     const detail = await t.request('GET', `/api/v1/support/professionals/${e.id}`);
     expect(detail.status).to.equal(200);
-    expect(detail.body.data).to.deep.include({ id: e.id, bio: 'Fibre et radio', tier_level: 'NOVICE', votes: 0, reviews: [], rating: null });
+    expect(detail.body.data).to.deep.include({
+      id: e.id,
+      bio: 'Fibre et radio',
+      tier_level: 'NOVICE',
+      votes: 0,
+      reviews: [],
+      rating: null,
+    });
     for (const id of ['00000000-0000-7000-8000-000000000000', 'not-a-uuid']) {
       const res = await t.request('GET', `/api/v1/support/professionals/${id}`);
       expect(res.status).to.equal(404);
       expect(res.body.error.code).to.equal('PROFESSIONAL_NOT_FOUND');
     }
     await hub.setExpert(e.id, { is_active: false });
-    expect((await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.error.code).to.equal('PROFESSIONAL_NOT_FOUND');
+    expect((await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.error.code).to.equal(
+      'PROFESSIONAL_NOT_FOUND',
+    );
   });
 
   it('lets a heartbeat lapse: offline after 90 s silent, the sweep publishes it, false leaves at once', async () => {
     const e = await hub.expert();
-    const beat = () => t.request('POST', '/api/v1/support/presence', { token: e.token, body: { online: true } });
+    const beat = () =>
+      t.request('POST', '/api/v1/support/presence', { token: e.token, body: { online: true } });
     expect((await beat()).status).to.equal(200);
     t.clock.advance(60_000);
     await beat();
@@ -135,14 +170,24 @@ forEachDatabase('support directory', (database) => {
     expect(ids(await hub.directory('?status=offline'))).to.deep.equal([e.id]);
     expect((await hub.runJob('SUPPORT_PRESENCE_SWEEP')).result).to.deep.equal({ expired: 1 });
     await beat();
-    const leave = await t.request('POST', '/api/v1/support/presence', { token: e.token, body: { online: false } });
+    const leave = await t.request('POST', '/api/v1/support/presence', {
+      token: e.token,
+      body: { online: false },
+    });
     expect(leave.body.data).to.deep.equal({ isOnline: false, status_detail: 'OFFLINE' });
     // Only technicians with an expert record; a bad body changes nothing.
     const client = await t.account('client');
-    expect((await t.request('POST', '/api/v1/support/presence', { token: client.token, body: {} })).status).to.equal(403);
+    expect(
+      (await t.request('POST', '/api/v1/support/presence', { token: client.token, body: {} })).status,
+    ).to.equal(403);
     const bare = await t.account('technician');
-    expect((await t.request('POST', '/api/v1/support/presence', { token: bare.token, body: {} })).body.error.code).to.equal('EXPERT_PROFILE_REQUIRED');
-    expect((await t.request('POST', '/api/v1/support/presence', { token: e.token, body: { online: 'yes' } })).status).to.equal(400);
+    expect(
+      (await t.request('POST', '/api/v1/support/presence', { token: bare.token, body: {} })).body.error.code,
+    ).to.equal('EXPERT_PROFILE_REQUIRED');
+    expect(
+      (await t.request('POST', '/api/v1/support/presence', { token: e.token, body: { online: 'yes' } }))
+        .status,
+    ).to.equal(400);
     expect((await t.request('POST', '/api/v1/support/presence', { body: {} })).status).to.equal(401);
   });
 });

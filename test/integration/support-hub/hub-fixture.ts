@@ -44,7 +44,10 @@ export class Hub {
   }
 
   close(tech: Tech, id: string, resolved = true) {
-    return this.t.request('POST', `/api/v1/support/tickets/${id}/close`, { token: tech.token, body: { resolved } });
+    return this.t.request('POST', `/api/v1/support/tickets/${id}/close`, {
+      token: tech.token,
+      body: { resolved },
+    });
   }
 
   async runJob(name: string) {
@@ -64,7 +67,9 @@ export class Hub {
 
   /** Fresh tokens after the clock moved past their 30 days. */
   async relogin(tech: Tech): Promise<Tech> {
-    const res = await this.t.request('POST', '/api/v1/auth/login', { body: { email: tech.email, password: 'passw0rd-ok' } });
+    const res = await this.t.request('POST', '/api/v1/auth/login', {
+      body: { email: tech.email, password: 'passw0rd-ok' },
+    });
     this.adminToken = (await this.t.admin()).token;
     return { ...tech, token: res.body.data.token as string };
   }

@@ -17,10 +17,24 @@ forEachDatabase('support missions', (database) => {
     const client = await t.account('client');
     const res = await t.request('POST', '/support/api/tickets', {
       token: client.token,
-      body: { subject: 'VPN', description: 'Tunnel', category: 'advanced VPN configuration', price_amount: 90_000, payment_status: 'ESCROWED', is_urgent: true },
+      body: {
+        subject: 'VPN',
+        description: 'Tunnel',
+        category: 'advanced VPN configuration',
+        price_amount: 90_000,
+        payment_status: 'ESCROWED',
+        is_urgent: true,
+      },
     });
     expect(res.status).to.equal(201);
-    expect(res.body.data).to.include({ status: 'OPEN', payment_status: 'FREE', price_amount: null, required_tier: 'EXPERT', is_urgent: true, category: 'ADVANCED_VPN_CONFIGURATION' });
+    expect(res.body.data).to.include({
+      status: 'OPEN',
+      payment_status: 'FREE',
+      price_amount: null,
+      required_tier: 'EXPERT',
+      is_urgent: true,
+      category: 'ADVANCED_VPN_CONFIGURATION',
+    });
     const pro = await hub.expert({ tier_level: 'PRO' });
     const low = await hub.claim(pro, res.body.data.id);
     expect(low.status).to.equal(403);
@@ -32,17 +46,33 @@ forEachDatabase('support missions', (database) => {
       ['câblage', 'NOVICE'],
     ];
     for (const [category, tier] of tiers) {
-      const m = await t.request('POST', '/support/api/tickets', { token: client.token, body: { subject: 's', category } });
+      const m = await t.request('POST', '/support/api/tickets', {
+        token: client.token,
+        body: { subject: 's', category },
+      });
       expect(m.body.data.required_tier, category).to.equal(tier);
     }
     // Bad input: nothing posted; a technician may not post.
-    for (const body of [{ category: 'x' }, { subject: '', category: 'x' }, { subject: 's', category: 'x', is_urgent: 'yes' }]) {
+    for (const body of [
+      { category: 'x' },
+      { subject: '', category: 'x' },
+      { subject: 's', category: 'x', is_urgent: 'yes' },
+    ]) {
       const bad = await t.request('POST', '/support/api/tickets', { token: client.token, body });
       expect(bad.status).to.equal(400);
       expect(bad.body.error.code).to.equal('VALIDATION_ERROR');
     }
-    expect((await t.request('POST', '/support/api/tickets', { token: pro.token, body: { subject: 's', category: 'x' } })).status).to.equal(403);
-    expect((await t.request('GET', '/api/v1/support/tickets', { token: pro.token })).body.data).to.have.length(4);
+    expect(
+      (
+        await t.request('POST', '/support/api/tickets', {
+          token: pro.token,
+          body: { subject: 's', category: 'x' },
+        })
+      ).status,
+    ).to.equal(403);
+    expect(
+      (await t.request('GET', '/api/v1/support/tickets', { token: pro.token })).body.data,
+    ).to.have.length(4);
   });
 
   it('gives a mission to one of fifty concurrent claims; the others get 409', async () => {
@@ -53,10 +83,14 @@ forEachDatabase('support missions', (database) => {
     const won = answers.filter((a) => a.status === 200);
     expect(won).to.have.length(1);
     expect(answers.filter((a) => a.status === 409)).to.have.length(49);
-    expect(answers.filter((a) => a.status === 409).every((a) => a.body.error.code === 'MISSION_ALREADY_CLAIMED')).to.equal(true);
+    expect(
+      answers.filter((a) => a.status === 409).every((a) => a.body.error.code === 'MISSION_ALREADY_CLAIMED'),
+    ).to.equal(true);
     expect(techs.map((x) => x.id)).to.include(won[0]!.body.data.assignee_id);
     // A claimed mission leaves the open list.
-    expect((await t.request('GET', '/api/v1/support/tickets', { token: techs[0]!.token })).body.data).to.deep.equal([]);
+    expect(
+      (await t.request('GET', '/api/v1/support/tickets', { token: techs[0]!.token })).body.data,
+    ).to.deep.equal([]);
   });
 
   it('hides a mission awaiting payment from technicians', async () => {
@@ -70,7 +104,9 @@ forEachDatabase('support missions', (database) => {
       payment_status: 'ESCROWED',
       price_amount: 10_000,
     });
-    expect((await t.request('GET', '/api/v1/support/tickets', { token: e.token })).body.data).to.deep.equal([]);
+    expect((await t.request('GET', '/api/v1/support/tickets', { token: e.token })).body.data).to.deep.equal(
+      [],
+    );
     const claim = await hub.claim(e, paid.id);
     expect(claim.status).to.equal(404);
     expect(claim.body.error.code).to.equal('MISSION_NOT_FOUND');
@@ -80,10 +116,14 @@ forEachDatabase('support missions', (database) => {
     const client = await t.account('client');
     const e = await hub.expert();
     await t.request('POST', '/api/v1/support/presence', { token: e.token, body: {} });
-    const [u1, u2] = [await hub.mission(client.token, { is_urgent: true }), await hub.mission(client.token, { is_urgent: true })];
+    const [u1, u2] = [
+      await hub.mission(client.token, { is_urgent: true }),
+      await hub.mission(client.token, { is_urgent: true }),
+    ];
     await hub.claim(e, u1);
     await hub.claim(e, u2);
-    const status = async () => (await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.data.status_detail;
+    const status = async () =>
+      (await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.data.status_detail;
     expect(await status()).to.equal('BUSY');
     expect((await hub.close(e, u1)).body.data).to.include({ status: 'CLOSED', resolved: true });
     expect(await status()).to.equal('BUSY');
@@ -97,7 +137,9 @@ forEachDatabase('support missions', (database) => {
     const m = await hub.mission(client.token);
     await hub.claim(e, m);
     expect((await hub.close(other, m)).body.error.code).to.equal('NOT_ASSIGNED');
-    expect((await t.request('POST', `/api/v1/support/tickets/${m}/close`, { token: e.token, body: {} })).status).to.equal(400);
+    expect(
+      (await t.request('POST', `/api/v1/support/tickets/${m}/close`, { token: e.token, body: {} })).status,
+    ).to.equal(400);
   });
 
   it('keeps notes to the assigned technician, reading and writing', async () => {
@@ -106,10 +148,16 @@ forEachDatabase('support missions', (database) => {
     const m = await hub.mission(client.token);
     await hub.claim(mine, m);
     const url = `/api/v1/support/tickets/${m}/notes`;
-    const post = await t.request('POST', url, { token: mine.token, body: { content: 'Alimentation changée' } });
+    const post = await t.request('POST', url, {
+      token: mine.token,
+      body: { content: 'Alimentation changée' },
+    });
     expect(post.status).to.equal(201);
     expect(post.body.data).to.include({ content: 'Alimentation changée', author_id: mine.id });
-    for (const res of [await t.request('POST', url, { token: other.token, body: { content: 'x' } }), await t.request('GET', url, { token: other.token })]) {
+    for (const res of [
+      await t.request('POST', url, { token: other.token, body: { content: 'x' } }),
+      await t.request('GET', url, { token: other.token }),
+    ]) {
       expect(res.status).to.equal(403);
       expect(res.body.error.code).to.equal('NOT_ASSIGNED');
     }
@@ -117,7 +165,13 @@ forEachDatabase('support missions', (database) => {
     expect((await t.request('GET', url, { token: client.token })).status).to.equal(403);
     const list = await t.request('GET', url, { token: mine.token });
     expect(list.body.data.map((n: { content: string }) => n.content)).to.deep.equal(['Alimentation changée']);
-    expect((await t.request('GET', `/api/v1/support/tickets/${'0'.repeat(8)}-0000-7000-8000-000000000000/notes`, { token: mine.token })).status).to.equal(404);
+    expect(
+      (
+        await t.request('GET', `/api/v1/support/tickets/${'0'.repeat(8)}-0000-7000-8000-000000000000/notes`, {
+          token: mine.token,
+        })
+      ).status,
+    ).to.equal(404);
   });
 
   it('lets EXPERT and above, or an internal account, supervise once, never their own work', async () => {
@@ -136,7 +190,9 @@ forEachDatabase('support missions', (database) => {
     const byPro = await t.request('POST', url, { token: pro.token, body });
     expect(byPro.status).to.equal(403);
     expect(byPro.body.error.code).to.equal('TIER_TOO_LOW');
-    expect((await t.request('POST', url, { token: expert.token, body: { verdict: 'BOF' } })).status).to.equal(400);
+    expect((await t.request('POST', url, { token: expert.token, body: { verdict: 'BOF' } })).status).to.equal(
+      400,
+    );
     const ok = await t.request('POST', url, { token: internalNovice.token, body });
     expect(ok.status).to.equal(201);
     expect(ok.body.data).to.include({ ticket_id: m, verdict: 'VALIDE', comment: 'Propre' });
@@ -147,7 +203,10 @@ forEachDatabase('support missions', (database) => {
     const m2 = await hub.mission(client.token);
     await hub.claim(internalNovice, m2);
     await hub.close(internalNovice, m2);
-    const self = await t.request('POST', `/api/v1/support/tickets/${m2}/supervise`, { token: internalNovice.token, body });
+    const self = await t.request('POST', `/api/v1/support/tickets/${m2}/supervise`, {
+      token: internalNovice.token,
+      body,
+    });
     expect(self.status).to.equal(400);
     expect(self.body.error.code).to.equal('SELF_SUPERVISION');
   });
@@ -165,9 +224,15 @@ forEachDatabase('support missions', (database) => {
     expect(strange.status).to.equal(404);
     expect(strange.body.error.code).to.equal('MISSION_NOT_FOUND');
     expect((await t.request('POST', url, { token: e.token, body: { rating: 5 } })).status).to.equal(403);
-    for (const body of [{ rating: 0 }, { rating: 6 }, { rating: 4.5 }, {}]) expect((await t.request('POST', url, { token: client.token, body })).status).to.equal(400);
-    expect((await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.data).to.include({ votes: 0, rating: null });
-    expect((await t.request('POST', url, { token: client.token, body: { rating: 4, comment: 'Bien' } })).status).to.equal(201);
+    for (const body of [{ rating: 0 }, { rating: 6 }, { rating: 4.5 }, {}])
+      expect((await t.request('POST', url, { token: client.token, body })).status).to.equal(400);
+    expect((await t.request('GET', `/api/v1/support/professionals/${e.id}`)).body.data).to.include({
+      votes: 0,
+      rating: null,
+    });
+    expect(
+      (await t.request('POST', url, { token: client.token, body: { rating: 4, comment: 'Bien' } })).status,
+    ).to.equal(201);
     const twice = await t.request('POST', url, { token: client.token, body: { rating: 5 } });
     expect(twice.status).to.equal(409);
     expect(twice.body.error.code).to.equal('ALREADY_REVIEWED');

@@ -25,7 +25,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('seen_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('realtime_presence_pk', ['channel', 'client_id'])
     .execute();
-  await db.schema.createIndex('realtime_presence_instance').on('realtime_presence').column('instance_id').execute();
+  await db.schema
+    .createIndex('realtime_presence_instance')
+    .on('realtime_presence')
+    .column('instance_id')
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

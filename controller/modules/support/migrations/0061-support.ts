@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 // Category tiers are data: a category not listed here needs NOVICE.
 const CATEGORIES = [
@@ -7,7 +7,7 @@ const CATEGORIES = [
   { code: 'FIREWALL_SECURITY_AUDIT', label: 'Audit de sécurité du pare-feu', required_tier: 'INGENIEUR' },
 ];
 
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('experts')
     .addColumn('account_id', 'text', (c) => c.primaryKey())
@@ -57,7 +57,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('label', 'text', (c) => c.notNull())
     .addColumn('required_tier', 'text', (c) => c.notNull())
     .execute();
-  await db.insertInto('support_categories').values(CATEGORIES).execute();
+  for (const c of CATEGORIES)
+    await sql`insert into support_categories (code, label, required_tier) values (${c.code}, ${c.label}, ${c.required_tier})`.execute(
+      db,
+    );
   await db.schema
     .createTable('support_missions')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -78,13 +81,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('closed_at', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('support_missions_client').on('support_missions').columns(['client_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('support_missions_client')
+    .on('support_missions')
+    .columns(['client_id', 'created_at'])
+    .execute();
   await db.schema
     .createIndex('support_missions_assignee')
     .on('support_missions')
     .columns(['assignee_id', 'status'])
     .execute();
-  await db.schema.createIndex('support_missions_open').on('support_missions').columns(['status', 'created_at']).execute();
+  await db.schema
+    .createIndex('support_missions_open')
+    .on('support_missions')
+    .columns(['status', 'created_at'])
+    .execute();
   await db.schema
     .createTable('support_reviews')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -96,7 +107,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addUniqueConstraint('support_reviews_once', ['mission_id', 'expert_id'])
     .execute();
-  await db.schema.createIndex('support_reviews_expert').on('support_reviews').columns(['expert_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('support_reviews_expert')
+    .on('support_reviews')
+    .columns(['expert_id', 'created_at'])
+    .execute();
   await db.schema
     .createTable('support_notes')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -105,7 +120,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('content', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('support_notes_mission').on('support_notes').columns(['mission_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('support_notes_mission')
+    .on('support_notes')
+    .columns(['mission_id', 'created_at'])
+    .execute();
   await db.schema
     .createTable('support_supervisions')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -122,7 +141,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
 }
 
-export async function down(db: Kysely<any>): Promise<void> {
+export async function down(db: Kysely<unknown>): Promise<void> {
   for (const t of [
     'support_supervisions',
     'support_notes',
