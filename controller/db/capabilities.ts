@@ -29,6 +29,11 @@ export interface DialectCapabilities {
    * it only the one instance holding the database is told (in process).
    */
   readonly notifiesAcrossInstances: boolean;
+  /**
+   * A `WITH` clause may hold INSERT/UPDATE … RETURNING feeding the main statement, so several
+   * writes go in one statement (one round trip, row locks held only while it runs).
+   */
+  readonly writableCtes: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -42,6 +47,7 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   planLineColumn: 'detail',
   planShowsSearchKeys: true,
   notifiesAcrossInstances: false,
+  writableCtes: false,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -57,4 +63,5 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   planLineColumn: 'QUERY PLAN',
   planShowsSearchKeys: false,
   notifiesAcrossInstances: true,
+  writableCtes: true,
 };

@@ -14,7 +14,7 @@ import type { Db } from '../../db/database.js';
 import type { DbListen, DbListening } from '../../db/db-listener.js';
 import type { AccountPrincipal } from '../../http/principal.js';
 import type { Logger } from '../../logger.js';
-import { ClientSession, type SessionDeps } from './client-session.js';
+import { ClientSession, pushFrame, type SessionDeps } from './client-session.js';
 import { FANOUT_KEEP, NAMESPACES, namespaceOf, isReplyError } from './protocol.js';
 import * as q from './queries.js';
 
@@ -22,6 +22,7 @@ export const REALTIME_PATH = '/realtime';
 const LISTEN_CHANNEL = 'realtime_publication';
 const READ_BATCH = 500;
 const PRESENCE_TOUCH_MS = 60_000;
+const PRUNE_EVERY = 50;
 
 /** May this account subscribe to (and read presence and history of) this channel? */
 export type ChannelGuard = (channel: string, account: AccountPrincipal) => Promise<boolean>;
@@ -51,6 +52,10 @@ export class RealtimeBroker {
   readonly #chains = new Map<string, Promise<void>>();
   readonly #guards = new Map<string, ChannelGuard>();
   readonly #sessions = new Set<ClientSession>();
+  /** Channels whose stream row exists (created once, never removed). */
+  readonly #knownChannels = new Set<string>();
+  /** Channels with a fan-out queued and not started: another announcement adds nothing. */
+  readonly #pendingFanOut = new Set<string>();
   readonly #sessionDeps: SessionDeps;
   #listening: DbListening | null = null;
   #touch: NodeJS.Timeout | undefined;
@@ -92,19 +97,32 @@ export class RealtimeBroker {
   async publish(channel: string, data: unknown): Promise<{ offset: number }> {
     const ns = namespaceOf(channel);
     if (isReplyError(ns)) throw new Error(`cannot publish on ${channel}: ${ns.message}`);
+    const db = this.deps.db;
     const now = iso(this.deps.clock.now());
-    const keep = Math.max(ns.historySize, FANOUT_KEEP);
-    const seq = await this.deps.db.transaction().execute(async (trx) => {
-      await q.ensureChannel(trx, channel, newId(), now);
-      const next = await q.nextOffset(trx, channel);
-      await q.insertPublication(trx, channel, next.seq, JSON.stringify(data), now);
-      if (next.seq > keep) await q.pruneHistory(trx, channel, next.seq - keep);
-      // Delivered to every LISTENer when (and only if) the transaction commits.
-      if (this.deps.caps.notifiesAcrossInstances)
-        await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${channel}`);
-      return next.seq;
-    });
+    const text = JSON.stringify(data);
+    if (!this.#knownChannels.has(channel)) {
+      await q.ensureChannel(db, channel, newId(), now);
+      this.#knownChannels.add(channel);
+    }
+    let seq: number | null = null;
+    if (this.deps.caps.writableCtes && this.deps.caps.notifiesAcrossInstances) {
+      seq = await q.publishInOneStatement(db, channel, text, now, LISTEN_CHANNEL);
+    }
+    if (seq === null) {
+      seq = await db.transaction().execute(async (trx) => {
+        await q.ensureChannel(trx, channel, newId(), now);
+        const next = await q.nextOffset(trx, channel);
+        await q.insertPublication(trx, channel, next.seq, text, now);
+        // Delivered to every LISTENer when (and only if) the transaction commits.
+        if (this.deps.caps.notifiesAcrossInstances)
+          await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${channel}`);
+        return next.seq;
+      });
+    }
     if (!this.deps.caps.notifiesAcrossInstances) this.#fanOut(channel);
+    // Old publications go now and then, outside the offset's lock.
+    const keep = Math.max(ns.historySize, FANOUT_KEEP);
+    if (seq > keep && seq % PRUNE_EVERY === 0) await q.pruneHistory(db, channel, seq - keep);
     return { offset: seq };
   }
 
@@ -182,14 +200,23 @@ export class RealtimeBroker {
   }
 
   #fanOut(channel: string): void {
+    if (this.#pendingFanOut.has(channel)) return;
+    this.#pendingFanOut.add(channel);
     this.#serial(channel, async () => {
+      // From here on a new announcement queues another pass, which reads what this one missed.
+      this.#pendingFanOut.delete(channel);
       for (;;) {
         const subs = [...(this.#subs.get(channel) ?? [])];
         if (subs.length === 0) return;
         const from = Math.min(...subs.map((s) => s.offsetOf(channel) ?? Infinity));
         if (!Number.isFinite(from)) return;
         const rows = await q.publicationsAfter(this.deps.db, channel, from, READ_BATCH);
-        for (const row of rows) for (const s of subs) s.deliver(channel, row);
+        const ns = namespaceOf(channel);
+        if (isReplyError(ns)) return;
+        for (const row of rows) {
+          const frame = pushFrame(channel, row, ns);
+          for (const s of subs) s.deliver(channel, row.seq, frame);
+        }
         if (rows.length < READ_BATCH) return;
       }
     }).catch((err) => this.deps.logger.warn({ err: String(err), channel }, 'realtime fan-out failed'));

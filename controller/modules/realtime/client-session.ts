@@ -77,12 +77,15 @@ export class ClientSession {
     return this.#subs.get(channel)?.offset;
   }
 
-  /** A publication read by the broker: sent when newer than what this client has. */
-  deliver(channel: string, pub: q.StoredPublication): void {
+  /**
+   * A publication read by the broker, sent when newer than what this client has. The broker
+   * builds the frame once per publication (`pushFrame`), whatever the number of sockets.
+   */
+  deliver(channel: string, seq: number, frame: Buffer): void {
     const sub = this.#subs.get(channel);
-    if (!sub || pub.seq <= sub.offset) return;
-    sub.offset = pub.seq;
-    this.#sendRaw(`{"push":{"channel":${JSON.stringify(channel)},"pub":${pubJson(pub, sub.ns)}}}`);
+    if (!sub || seq <= sub.offset) return;
+    sub.offset = seq;
+    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: false });
   }
 
   shutdown(): void {
@@ -278,6 +281,11 @@ export class ClientSession {
     clearInterval(this.#pinger);
     this.ws.close(how.code, how.reason);
   }
+}
+
+/** The push frame of a publication on a channel of this namespace. */
+export function pushFrame(channel: string, pub: q.StoredPublication, ns: Namespace): Buffer {
+  return Buffer.from(`{"push":{"channel":${JSON.stringify(channel)},"pub":${pubJson(pub, ns)}}}`);
 }
 
 /** A publication as the protocol writes it: its data, and its offset where the channel keeps history. */

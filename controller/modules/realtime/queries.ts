@@ -37,6 +37,30 @@ export async function nextOffset(db: Db, name: string): Promise<{ seq: number; e
   return { seq: row.top_offset, epoch: row.epoch };
 }
 
+/**
+ * Takes the next offset, stores the publication and announces it, in one statement: the channel
+ * row is locked only while it runs, and the NOTIFY is sent at its commit (`writableCtes`).
+ */
+export async function publishInOneStatement(
+  db: Db,
+  channel: string,
+  data: string,
+  now: string,
+  listenChannel: string,
+): Promise<number | null> {
+  const { rows } = await sql<{ seq: number }>`
+    with next as (
+      update realtime_channels set top_offset = top_offset + 1 where name = ${channel}
+      returning top_offset
+    ), stored as (
+      insert into realtime_publications (channel, seq, data, created_at)
+      select ${channel}, top_offset, ${data}, ${now} from next
+      returning seq
+    )
+    select seq, pg_notify(${listenChannel}, seq || ' ' || ${channel}) as notified from stored`.execute(db);
+  return rows[0]?.seq ?? null;
+}
+
 export async function insertPublication(
   db: Db,
   channel: string,
