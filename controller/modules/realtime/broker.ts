@@ -31,7 +31,6 @@ export interface BrokerOptions {
   instanceId: string;
   /** Browser origins admitted (lowercase, no trailing slash); `*` admits any. */
   allowedOrigins: readonly string[];
-  trustProxy?: boolean;
   /** Seconds between server pings (the connect reply tells the client). */
   pingSeconds?: number;
   maxPayload?: number;

@@ -37,6 +37,8 @@ interface Subscription {
 }
 
 const MAX_HISTORY = 1000;
+/** A socket that has not sent its connect by then is closed (it holds a slot for nothing). */
+const CONNECT_WITHIN_MS = 10_000;
 type Reply = Record<string, unknown>;
 
 export class ClientSession {
@@ -67,6 +69,11 @@ export class ClientSession {
       for (const channel of this.#subs.keys()) deps.detach(channel, this);
     });
     ws.on('error', () => undefined);
+    const idle = setTimeout(() => {
+      if (!this.#account) this.#close(CLOSE.badRequest);
+    }, CONNECT_WITHIN_MS);
+    idle.unref();
+    ws.once('close', () => clearTimeout(idle));
   }
 
   channels(): string[] {

@@ -15,7 +15,6 @@ export const realtimeModule = defineModule({
       {
         instanceId: config.instanceId,
         allowedOrigins: config.realtimeAllowedOrigins,
-        trustProxy: config.trustProxy,
       },
     );
     await realtime.start();

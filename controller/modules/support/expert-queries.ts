@@ -41,7 +41,8 @@ function directoryBase(db: Db, f: DirectoryFilter) {
   let q = db
     .selectFrom('experts as e')
     .where('e.is_active', '=', 1)
-    .where('e.is_certified', '=', 1)
+    // Internal accounts leave the directory only through is_active (silence never delists them).
+    .where((eb) => eb.or([eb('e.is_certified', '=', 1), eb('e.is_internal', '=', 1)]))
     .where('e.activity_status', '<>', 'DELISTED');
   const online = (eb: ExpressionBuilder<Database & { e: ExpertsTable }, 'e'>) =>
     eb.and([eb('e.is_online', '=', 1), eb('e.last_seen_at', '>', f.onlineAfter)]);
