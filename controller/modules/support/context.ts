@@ -33,13 +33,19 @@ export interface HubPush {
 export const PRESENCE_CHANNEL = 'support:presence';
 export const MISSIONS_CHANNEL = 'support:missions';
 
+// The events of one instance go out one after the other, in the order their changes happened
+// (a claim's TICKET_CLAIMED before the BUSY it causes).
+const queues = new WeakMap<SupportContext, Promise<void>>();
+
 /** Publishes after the change is committed; a failed publication is logged, the change stands. */
 export function publishAfter(ctx: SupportContext, channel: string, data: Record<string, unknown>): void {
-  ctx.realtime
-    .publish(channel, data)
-    .catch((err) =>
-      ctx.logger.warn({ err: String(err), channel, type: data.type }, 'realtime publish failed'),
-    );
+  const next = (queues.get(ctx) ?? Promise.resolve()).then(() =>
+    ctx.realtime.publish(channel, data).then(
+      () => undefined,
+      (err) => ctx.logger.warn({ err: String(err), channel, type: data.type }, 'realtime publish failed'),
+    ),
+  );
+  queues.set(ctx, next);
 }
 
 export function presenceState(e: ExpertsTable, now: Date) {

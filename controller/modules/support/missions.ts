@@ -73,7 +73,7 @@ export async function claim(ctx: SupportContext, accountId: string, missionId: s
   const busy = mission.is_urgent === 1 ? 1 : expert.is_busy;
   // A claim is a traced mission: it ends any silence warning or delisting.
   await eq.updateExpert(ctx.db, accountId, {
-    is_busy: busy,
+    ...(mission.is_urgent === 1 ? { is_busy: 1 } : {}),
     last_mission_at: iso(now),
     activity_status: 'ACTIVE',
     updated_at: iso(now),
@@ -114,6 +114,9 @@ export async function review(ctx: SupportContext, clientId: string, missionId: s
   const now = ctx.clock.now();
   try {
     await ctx.db.transaction().execute(async (trx) => {
+      // Touching the expert first locks its row (PostgreSQL): two reviews at once are counted in
+      // turn, the second reading the first's row.
+      await eq.updateExpert(trx, expertId, { updated_at: iso(now) });
       await mq.insertReview(trx, {
         id: newId(),
         mission_id: missionId,

@@ -136,7 +136,7 @@ forEachDatabase('realtime broker', (database) => {
     await hub.claim(e, m);
     await presence.count(3);
     const now = t.clock.now().toISOString();
-    expect(presence.data).to.deep.equal([
+    expect(presence.data, JSON.stringify(presence.offsets)).to.deep.equal([
       {
         type: 'PRO_STATUS_CHANGED',
         expert_id: e.id,
