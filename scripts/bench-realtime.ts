@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const { values: opt } = parseArgs({
@@ -291,7 +292,14 @@ if (!skip.has('ours1')) {
 if (!skip.has('ours2')) {
   if (!opt.pg) notes.push('ours, 2 instances: not measured (no PostgreSQL URL: --pg or TICKETNET_BENCH_PG)');
   else {
-    const db = opt.pg;
+    // A database of its own, dropped at the end: the server named by --pg is shared.
+    const name = `tn_bench_realtime_${process.pid}`;
+    const admin = new pg.Client({ connectionString: opt.pg });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(opt.pg);
+    url.pathname = `/${name}`;
+    const db = url.toString();
     const a = server('ours', ['--instance', 'bench-a', '--db', db]);
     const ra = await a.ready;
     const b = server('ours', ['--instance', 'bench-b', '--db', db]);
@@ -307,7 +315,13 @@ if (!skip.has('ours2')) {
         ),
       ),
     );
-    for (const s of [a, b]) process.kill(s.c.pid!, 'SIGTERM');
+    for (const s of [a, b]) {
+      const exited = new Promise((r) => s.c.once('exit', r));
+      process.kill(s.c.pid!, 'SIGTERM');
+      await exited;
+    }
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
   }
 }
 
