@@ -207,6 +207,8 @@ export class RealtimeBroker {
       for (;;) {
         const subs = [...(this.#subs.get(channel) ?? [])];
         if (subs.length === 0) return;
+        // Sockets still waiting for their subscribe reply have no position yet: they are caught up
+        // by the pass their reply schedules.
         const from = Math.min(...subs.map((s) => s.offsetOf(channel) ?? Infinity));
         if (!Number.isFinite(from)) return;
         const rows = await q.publicationsAfter(this.deps.db, channel, from, READ_BATCH);
@@ -231,17 +233,20 @@ export class RealtimeBroker {
         const guard = this.#guards.get(channel);
         return guard ? guard(channel, account) : true;
       },
-      // Registered inside the channel's sequence, so no publication slips between the position
-      // read for the reply and the first one pushed.
-      attach: (channel, session, positioned) =>
-        this.#serial(channel, async () => {
-          const result = await positioned();
-          if (session.closed) return result;
-          let set = this.#subs.get(channel);
-          if (!set) this.#subs.set(channel, (set = new Set()));
-          set.add(session);
-          return result;
-        }),
+      stream: async (channel) => {
+        if (!this.#knownChannels.has(channel)) {
+          await q.ensureChannel(this.deps.db, channel, newId(), iso(this.deps.clock.now()));
+          this.#knownChannels.add(channel);
+        }
+        return (await q.stream(this.deps.db, channel))!;
+      },
+      attach: (channel, session) => {
+        if (session.closed) return;
+        let set = this.#subs.get(channel);
+        if (!set) this.#subs.set(channel, (set = new Set()));
+        set.add(session);
+      },
+      caughtUp: (channel) => this.#fanOut(channel),
       detach: (channel, session) => {
         this.#subs.get(channel)?.delete(session);
       },

@@ -26,14 +26,22 @@ export interface SessionDeps {
   authenticate(token: string): Promise<AccountPrincipal | null>;
   instanceId(): string;
   mayRead(channel: string, account: AccountPrincipal): Promise<boolean>;
-  attach<T>(channel: string, session: ClientSession, positioned: () => Promise<T>): Promise<T>;
+  /** The channel's stream (created when absent). */
+  stream(channel: string): Promise<q.Stream>;
+  /** Follows the channel from now on (pushes wait for a position). */
+  attach(channel: string, session: ClientSession): void;
+  /** The session has its position: push what came after it. */
+  caughtUp(channel: string): void;
   detach(channel: string, session: ClientSession): void;
 }
 
 interface Subscription {
   ns: Namespace;
-  /** Offset of the last publication this client has (pushed or in its subscribe reply). */
-  offset: number;
+  /**
+   * Offset of the last publication this client has (pushed or in its subscribe reply); undefined
+   * until the subscribe reply is sent.
+   */
+  offset: number | undefined;
 }
 
 const MAX_HISTORY = 1000;
@@ -90,7 +98,7 @@ export class ClientSession {
    */
   deliver(channel: string, seq: number, frame: Buffer): void {
     const sub = this.#subs.get(channel);
-    if (!sub || seq <= sub.offset) return;
+    if (!sub || sub.offset === undefined || seq <= sub.offset) return;
     sub.offset = seq;
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: false });
   }
@@ -164,41 +172,41 @@ export class ClientSession {
     if (!(await this.deps.mayRead(name, this.#account!))) return this.#error(cmd, ERR.permissionDenied);
     if (this.closed) return;
     const recoverable = ns.historySize > 0;
-    const reply = await this.deps.attach(name, this, async () => {
-      const now = iso(this.deps.clock.now());
-      await q.ensureChannel(this.deps.db, name, newId(), now);
-      const stream = (await q.stream(this.deps.db, name))!;
-      const result: Reply = {};
-      let pubs: q.StoredPublication[] = [];
-      if (recoverable) {
-        result.recoverable = true;
-        result.epoch = stream.epoch;
-        result.offset = stream.top;
-        if (req.recover === true) {
-          const from = typeof req.offset === 'number' ? req.offset : 0;
-          // Recovered only from the same stream generation with nothing pruned since `from`.
-          const recovered = req.epoch === stream.epoch && from <= stream.top && from + 1 >= stream.oldest;
-          if (recovered) pubs = await q.publicationsAfter(this.deps.db, name, from, stream.top - from);
-          result.was_recovering = true;
-          result.recovered = recovered;
-          result.publications = pubs.map((p) => JSON.parse(pubJson(p, ns)));
-        }
+    // Registered first, without a position: no push reaches it until the reply is sent and the
+    // position set; then the broker catches it up from that position, in order.
+    const sub: Subscription = { ns, offset: undefined };
+    this.#subs.set(name, sub);
+    this.deps.attach(name, this);
+    const now = iso(this.deps.clock.now());
+    const stream = await this.deps.stream(name);
+    const result: Reply = {};
+    if (recoverable) {
+      result.recoverable = true;
+      result.epoch = stream.epoch;
+      result.offset = stream.top;
+      if (req.recover === true) {
+        const from = typeof req.offset === 'number' ? req.offset : 0;
+        // Recovered only from the same stream generation with nothing pruned since `from`.
+        const recovered = req.epoch === stream.epoch && from <= stream.top && from + 1 >= stream.oldest;
+        const pubs = recovered ? await q.publicationsAfter(this.deps.db, name, from, stream.top - from) : [];
+        result.was_recovering = true;
+        result.recovered = recovered;
+        result.publications = pubs.map((p) => JSON.parse(pubJson(p, ns)));
       }
-      this.#subs.set(name, { ns, offset: stream.top });
-      if (ns.presence) {
-        await q.addPresence(this.deps.db, {
-          client_id: this.clientId,
-          channel: name,
-          user_id: this.#account!.accountId,
-          instance_id: this.deps.instanceId(),
-          seen_at: now,
-        });
-      }
-      // Sent inside the channel's sequence: any later publication is pushed after this reply.
-      this.#reply(cmd, { subscribe: result });
-      return result;
-    });
-    void reply;
+    }
+    if (this.closed || this.#subs.get(name) !== sub) return;
+    this.#reply(cmd, { subscribe: result });
+    sub.offset = stream.top;
+    this.deps.caughtUp(name);
+    if (ns.presence) {
+      await q.addPresence(this.deps.db, {
+        client_id: this.clientId,
+        channel: name,
+        user_id: this.#account!.accountId,
+        instance_id: this.deps.instanceId(),
+        seen_at: now,
+      });
+    }
   }
 
   #unsubscribe(cmd: Command): void {
