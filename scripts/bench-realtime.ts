@@ -166,7 +166,10 @@ async function measure(
         url,
         count: Math.floor(count / urls.length) + (u < count % urls.length ? 1 : 0),
       }));
-      const ready = once<number>(c, 'ready');
+      const ready = once<number>(c, 'ready').then((n) => {
+        if (n < count) console.error(`${kind}: ${count - n} of ${count} sockets failed to open`);
+        return n;
+      });
       c.send({ open, kind, token, split: SINGLE });
       return ready;
     }),

@@ -155,6 +155,11 @@ export class RealtimeBroker {
     this.#closed = true;
     clearInterval(this.#touch);
     for (const session of this.#sessions) session.shutdown();
+    // A peer that does not answer the close frame within a second is cut (the server's close
+    // waits for every socket).
+    for (let waited = 0; this.#sessions.size > 0 && waited < 1000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    for (const ws of this.#wss.clients) ws.terminate();
     await this.#listening?.close();
     await Promise.allSettled([...this.#chains.values()]);
     await q.dropInstance(this.deps.db, this.options.instanceId).catch(() => undefined);
