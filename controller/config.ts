@@ -153,6 +153,21 @@ export const configSchema = z.object({
     .optional(),
   /** Scheme of the device hosts' links (`https` behind the TLS terminator). */
   equipmentDeviceScheme: z.enum(['http', 'https']).default('https'),
+  // Technician hub and realtime broker (docs/api/support.md, docs/realtime.md).
+  /** Browser origins admitted on /realtime (comma list, `*` for any); apps that send no Origin skip the check. */
+  realtimeAllowedOrigins: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
+        .filter((o) => o !== ''),
+    ),
+  /** Prior mean rating `m` of the reputation score (stars, 1 to 5). */
+  supportPriorRating: z.coerce.number().min(1).max(5).default(3.5),
+  /** Prior weight `C` of the reputation score (in fresh first reviews). */
+  supportPriorWeight: z.coerce.number().min(0).max(1000).default(5),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -208,6 +223,9 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
   equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
   equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
+  realtimeAllowedOrigins: 'TICKETNET_REALTIME_ALLOWED_ORIGINS',
+  supportPriorRating: 'TICKETNET_SUPPORT_PRIOR_RATING',
+  supportPriorWeight: 'TICKETNET_SUPPORT_PRIOR_WEIGHT',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

@@ -60,6 +60,7 @@ export class Controller {
     server.on('clientError', answerClientError);
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (this.services.hub.handleUpgrade(req, socket, head)) return;
+      if (this.services.realtime.handleUpgrade(req, socket, head)) return;
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     });
     await new Promise<void>((resolve, reject) => {
@@ -99,6 +100,7 @@ export class Controller {
     await this.services.premiere.close();
     // Agents first: they are told SHUTTING_DOWN and their links are marked before the database closes.
     await this.services.hub.close();
+    await this.services.realtime.close();
     const server = this.#server;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -123,6 +125,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
     {
       db: database.db,
       caps: database.caps,
+      ...(database.listen ? { listen: database.listen } : {}),
       clock,
       logger,
       config,

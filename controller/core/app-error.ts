@@ -59,6 +59,25 @@ export const ERROR_STATUS = {
   RESTORE_NO_BACKUP: 409,
   RESTORE_BACKUP_UNREADABLE: 409,
   RESTORE_BACKUP_EMPTY: 409,
+  // Technician hub (docs/api/support.md).
+  INVALID_STATUS: 400,
+  SELF_SUPERVISION: 400,
+  NOT_A_TECHNICIAN: 400,
+  TIER_TOO_LOW: 403,
+  NOT_ASSIGNED: 403,
+  /** A technician account with no active expert profile (set by an administrator). */
+  EXPERT_PROFILE_REQUIRED: 403,
+  /** A review from an account that did not post a mission this expert took. */
+  REVIEW_NOT_ALLOWED: 403,
+  PROFESSIONAL_NOT_FOUND: 404,
+  MISSION_NOT_FOUND: 404,
+  ALREADY_SUPERVISED: 409,
+  ALREADY_REVIEWED: 409,
+  /** Another technician claimed the mission first (or it is no longer open). */
+  MISSION_ALREADY_CLAIMED: 409,
+  /** Supervision of a mission not closed yet, or closing one already closed. */
+  MISSION_NOT_CLOSED: 409,
+  MISSION_ALREADY_CLOSED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,

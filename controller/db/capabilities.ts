@@ -23,6 +23,17 @@ export interface DialectCapabilities {
    * index covers the query; otherwise they name the index used.
    */
   readonly planShowsSearchKeys: boolean;
+  /**
+   * A committed transaction can announce itself to every connection of the database (`pg_notify`
+   * delivered to LISTENers at commit), so several controller instances can share events; without
+   * it only the one instance holding the database is told (in process).
+   */
+  readonly notifiesAcrossInstances: boolean;
+  /**
+   * A `WITH` clause may hold INSERT/UPDATE … RETURNING feeding the main statement, so several
+   * writes go in one statement (one round trip, row locks held only while it runs).
+   */
+  readonly writableCtes: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -35,6 +46,8 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   explainPrefix: 'explain query plan',
   planLineColumn: 'detail',
   planShowsSearchKeys: true,
+  notifiesAcrossInstances: false,
+  writableCtes: false,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -49,4 +62,6 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   explainPrefix: 'explain',
   planLineColumn: 'QUERY PLAN',
   planShowsSearchKeys: false,
+  notifiesAcrossInstances: true,
+  writableCtes: true,
 };

@@ -16,6 +16,7 @@ import {
 } from './sqlite-checkpointer.js';
 import { POSTGRES_CAPABILITIES, SQLITE_CAPABILITIES, type DialectCapabilities } from './capabilities.js';
 import type { Database } from './schema.js';
+import { pgListen, type DbListen } from './db-listener.js';
 
 // node-postgres returns int8 (COUNT, SUM, bigint money) as strings; every such value we store
 // is far below 2^53, so numbers are safe and keep both dialects' results identical.
@@ -31,6 +32,8 @@ const OPTIMIZE_INTERVAL_MS = 60 * 60 * 1000;
 export interface DatabaseHandle {
   db: Db;
   caps: DialectCapabilities;
+  /** Where `caps.notifiesAcrossInstances`: LISTEN on a connection of its own (db-listener.ts). */
+  listen?: DbListen;
   close(): Promise<void>;
 }
 
@@ -155,5 +158,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // A dropped connection must not crash the controller; the pool replaces it.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, caps: POSTGRES_CAPABILITIES, close: () => db.destroy() };
+  const listen: DbListen = (channel, handlers) =>
+    pgListen(
+      { connectionString: url, ...(schema ? { options: `-c search_path=${schema}` } : {}) },
+      channel,
+      handlers,
+    );
+  return { db, caps: POSTGRES_CAPABILITIES, listen, close: () => db.destroy() };
 }

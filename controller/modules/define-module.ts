@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
 import type { DialectCapabilities } from '../db/capabilities.js';
 import type { Db } from '../db/database.js';
+import type { DbListen } from '../db/db-listener.js';
 import type { Api } from '../http/api.js';
 import type { JobDefinition } from '../jobs/scheduler.js';
 import type { Logger } from '../logger.js';
@@ -15,6 +16,8 @@ import type { ControllerOptions, Services } from './registry.js';
 export interface ModuleContext {
   db: Db;
   caps: DialectCapabilities;
+  /** Where `caps.notifiesAcrossInstances`: LISTEN for what other instances announce. */
+  listen?: DbListen;
   clock: Clock;
   logger: Logger;
   config: Config;

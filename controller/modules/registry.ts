@@ -47,6 +47,8 @@ import {
   type TicketsService,
   type TicketsTables,
 } from './tickets/index.js';
+import { realtimeModule, type RealtimeBroker, type RealtimeTables } from './realtime/index.js';
+import { supportModule, type SupportService, type SupportTables } from './support/index.js';
 
 export type { ControllerOptions } from './controller-options.js';
 
@@ -72,6 +74,8 @@ export const MODULES = [
   usageModule,
   bandwidthModule,
   qoeModule,
+  realtimeModule,
+  supportModule,
 ] as const;
 
 /** What the modules provide, by name (`ModuleContext.use`); `scheduler` is the controller's own. */
@@ -104,6 +108,8 @@ export interface Services {
   usage: UsageService;
   bandwidth: BandwidthService;
   qoe: QoeService;
+  realtime: RealtimeBroker;
+  support: SupportService;
 }
 
 /** The database as Kysely sees it: each module declares its own tables; this joins them. */
@@ -127,4 +133,6 @@ export interface Database
     EquipmentTables,
     UsageTables,
     BandwidthTables,
-    QoeTables {}
+    QoeTables,
+    RealtimeTables,
+    SupportTables {}

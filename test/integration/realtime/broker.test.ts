@@ -1,0 +1,202 @@
+// The broker at /realtime through the unmodified `centrifuge` client: connect with an account JWT,
+// the Origin check, every error code, each hub event on its channel, presence, history, and
+// recovery after a dropped socket.
+import { expect } from 'chai';
+import type { Centrifuge } from 'centrifuge';
+import WebSocket from 'ws';
+import { forEachDatabase } from '../../support/databases.js';
+import { startTestController, type TestController } from '../../support/test-controller.js';
+import { Hub } from '../support-hub/hub-fixture.js';
+import { Collector, connect, originWebSocket } from './realtime-fixture.js';
+
+const ALLOWED = 'https://app.ticketnet.example';
+
+forEachDatabase('realtime broker', (database) => {
+  let t: TestController;
+  let hub: Hub;
+  let url: string;
+  const clients: Centrifuge[] = [];
+  beforeEach(async () => {
+    t = await startTestController(database, { realtimeAllowedOrigins: `${ALLOWED}/` });
+    hub = await new Hub(t).init();
+    const { port } = await t.controller.listen();
+    url = `ws://127.0.0.1:${port}/realtime`;
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.disconnect();
+    await t.close();
+  });
+
+  async function connected(token: string, ws?: unknown): Promise<Centrifuge> {
+    const out = await connect(url, token, ws);
+    clients.push(out.client);
+    expect(out.connected, `${out.code} ${out.reason}`).to.equal(true);
+    return out.client;
+  }
+
+  it('admits an account token and refuses anything else (3500); checks browsers against the allowed origins', async () => {
+    const tech = await hub.expert();
+    await connected(tech.token);
+    for (const token of ['', 'not-a-jwt', `${tech.token}x`]) {
+      const out = await connect(url, token);
+      clients.push(out.client);
+      expect(out.connected).to.equal(false);
+      expect(out.code, token).to.equal(3500);
+    }
+    await connected(tech.token, originWebSocket(ALLOWED));
+    const evil = await connect(url, tech.token, originWebSocket('https://evil.example'));
+    clients.push(evil.client);
+    expect(evil.connected).to.equal(false);
+    // The refusal itself, as a browser sees it: 403 on the upgrade.
+    const status = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(url, { origin: 'https://evil.example' });
+      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('open', () => resolve(101));
+    });
+    expect(status).to.equal(403);
+  });
+
+  it('answers 102, 103, 104, 108 through the client', async () => {
+    const client = await connected((await t.account('client')).token);
+    const unknown = client.newSubscription('nowhere:x');
+    const code = new Promise<number>((resolve) => unknown.on('unsubscribed', (ctx) => resolve(ctx.code)));
+    unknown.subscribe();
+    expect(await code).to.equal(102);
+    // support:missions is for non-internal technicians.
+    const missions = client.newSubscription('support:missions');
+    const denied = new Promise<number>((resolve) => missions.on('unsubscribed', (ctx) => resolve(ctx.code)));
+    missions.subscribe();
+    expect(await denied).to.equal(103);
+    const err = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: { code: number }) => e.code,
+      );
+    expect(await err(client.publish('support:presence', { type: 'FAKE' }))).to.equal(103);
+    expect(await err(client.publish('lobby', {}))).to.equal(103);
+    expect(await err(client.rpc('anything', {}))).to.equal(104);
+    expect(await err(client.presence('lobby'))).to.equal(108);
+    expect(await err(client.history('lobby', { limit: 10 }))).to.equal(108);
+    // A name without a colon is in the default namespace: subscribing works, no offsets.
+    const lobby = await new Collector(client, 'lobby').subscribe();
+    await t.controller.services.realtime.publish('lobby', { hello: 1 });
+    await lobby.count(1);
+    expect(lobby.data).to.deep.equal([{ hello: 1 }]);
+    expect(lobby.offsets).to.deep.equal([]);
+  });
+
+  it('answers 105, 107 and 109 to a raw client, and closes 3501 on a command before connect', async () => {
+    const tech = await hub.expert();
+    const raw = (first: object[]) =>
+      new Promise<{ replies: Record<string, unknown>[]; close?: number }>((resolve) => {
+        const ws = new WebSocket(url);
+        const replies: Record<string, unknown>[] = [];
+        ws.on('open', () => ws.send(first.map((c) => JSON.stringify(c)).join('\n')));
+        ws.on('message', (m) => {
+          for (const line of m.toString().split('\n')) if (line) replies.push(JSON.parse(line));
+          if (replies.length >= first.length) {
+            ws.close();
+            resolve({ replies });
+          }
+        });
+        ws.on('close', (code) => resolve({ replies, close: code }));
+      });
+    const out = await raw([
+      { id: 1, connect: { token: tech.token } },
+      { id: 2, subscribe: { channel: 'support:presence' } },
+      { id: 3, subscribe: { channel: 'support:presence' } },
+      { id: 4, subscribe: { channel: '' } },
+    ]);
+    expect(out.replies.map((r) => (r.error as { code: number } | undefined)?.code ?? 0)).to.deep.equal([
+      0, 0, 105, 107,
+    ]);
+    expect(out.replies[0]!.connect).to.include({ ping: 25, pong: true });
+    expect((await raw([{ id: 1, subscribe: { channel: 'lobby' } }])).close).to.equal(3501);
+    t.clock.advance(31 * 86_400_000);
+    const expired = await raw([{ id: 1, connect: { token: tech.token } }]);
+    expect((expired.replies[0]!.error as { code: number }).code).to.equal(109);
+  });
+
+  it('carries PRO_STATUS_CHANGED and TICKET_CLAIMED on support:presence, NEW_BOUNTY_TICKET on support:missions', async () => {
+    const watcher = await hub.expert();
+    const internal = await hub.expert({ is_internal: true });
+    const clientAccount = await t.account('client');
+    const wc = await connected(watcher.token);
+    const presence = await new Collector(wc, 'support:presence').subscribe();
+    const missions = await new Collector(wc, 'support:missions').subscribe();
+    const ic = await connected(internal.token);
+    const refused = ic.newSubscription('support:missions');
+    const denied = new Promise<number>((resolve) => refused.on('unsubscribed', (ctx) => resolve(ctx.code)));
+    refused.subscribe();
+    expect(await denied).to.equal(103);
+
+    const e = await hub.expert();
+    await t.request('POST', '/api/v1/support/presence', { token: e.token, body: {} });
+    const m = await hub.mission(clientAccount.token, { is_urgent: true, subject: 'Urgent' });
+    await hub.claim(e, m);
+    await presence.count(3);
+    const now = t.clock.now().toISOString();
+    expect(presence.data, JSON.stringify(presence.offsets)).to.deep.equal([
+      {
+        type: 'PRO_STATUS_CHANGED',
+        expert_id: e.id,
+        isOnline: true,
+        status_detail: 'AVAILABLE',
+        updated_at: now,
+      },
+      { type: 'TICKET_CLAIMED', ticket_id: m, expert_id: e.id, updated_at: now },
+      { type: 'PRO_STATUS_CHANGED', expert_id: e.id, isOnline: true, status_detail: 'BUSY', updated_at: now },
+    ]);
+    expect(presence.offsets).to.deep.equal([1, 2, 3]);
+
+    const paid = await t.controller.services.support.createMission(clientAccount.id, {
+      subject: 'Audit',
+      category: 'firewall security audit',
+      is_urgent: false,
+      payment_status: 'ESCROWED',
+      price_amount: 25_000,
+    });
+    await t.controller.services.support.announceBounty(paid.id);
+    await missions.count(1);
+    expect(missions.data[0]).to.deep.equal({
+      type: 'NEW_BOUNTY_TICKET',
+      ticket_id: paid.id,
+      subject: 'Audit',
+      category: 'FIREWALL_SECURITY_AUDIT',
+      bounty_amount: 25_000,
+      currency: 'XOF',
+      is_urgent: false,
+      created_at: paid.created_at,
+    });
+
+    const who = await wc.presence('support:presence');
+    expect(Object.values(who.clients).map((c) => c.user)).to.deep.equal([watcher.id]);
+    expect(await wc.presenceStats('support:presence')).to.deep.equal({ numClients: 1, numUsers: 1 });
+    const history = await wc.history('support:presence', { limit: 10 });
+    expect(history.publications.map((p) => Number(p.offset))).to.deep.equal([1, 2, 3]);
+    expect(history.offset).to.equal(3);
+  });
+
+  it('recovers, in order, what was published while the socket was down', async () => {
+    const tech = await hub.expert();
+    const client = await connected(tech.token);
+    const c = await new Collector(client, 'support:presence').subscribe();
+    const broker = t.controller.services.realtime;
+    await broker.publish('support:presence', { n: 1 });
+    await c.count(1);
+    let recovered: boolean | undefined;
+    c.sub.on('subscribed', (ctx) => (recovered = ctx.recovered));
+    // Drop the socket under the client (as a lost network would), then publish meanwhile.
+    const dropped = new Promise((resolve) => client.once('connecting', resolve));
+    (client as unknown as { _transport: { _transport: WebSocket } })._transport._transport.terminate();
+    await dropped;
+    for (let n = 2; n <= 6; n++) await broker.publish('support:presence', { n });
+    await c.count(6);
+    expect(recovered).to.equal(true);
+    expect(c.data.map((d) => d.n)).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    expect(c.offsets).to.deep.equal([1, 2, 3, 4, 5, 6]);
+    await broker.publish('support:presence', { n: 7 });
+    await c.count(7);
+    expect(c.offsets.at(-1)).to.equal(7);
+  });
+});
