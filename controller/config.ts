@@ -131,8 +131,11 @@ export const configSchema = z.object({
   vpnSstpPort: z.coerce.number().int().min(1).max(65535).default(443),
   /** accel-ppp's chap-secrets file, where SSTP accounts are written. */
   vpnChapSecrets: z.string().min(1).default('/etc/accel-ppp/chap-secrets'),
-  /** Base64 32-byte key sealing remote-access secrets at rest; unset: one made in the data directory. */
-  remoteAccessKey: z
+  /**
+   * Base64 32-byte key sealing every secret at rest (controller/core/secret-box.ts); unset: one
+   * made in the data directory. Instances sharing one database must share it, as the JWT secret.
+   */
+  secretsKey: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, 'expected base64 of 32 bytes')
     .optional(),
@@ -218,7 +221,6 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   vpnWireguardInterface: 'TICKETNET_VPN_WIREGUARD_INTERFACE',
   vpnSstpPort: 'TICKETNET_VPN_SSTP_PORT',
   vpnChapSecrets: 'TICKETNET_VPN_CHAP_SECRETS',
-  remoteAccessKey: 'TICKETNET_REMOTE_ACCESS_KEY',
   equipmentQuotaEnforced: 'TICKETNET_EQUIPMENT_QUOTA_ENFORCED',
   equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
   equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
@@ -226,6 +228,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   realtimeAllowedOrigins: 'TICKETNET_REALTIME_ALLOWED_ORIGINS',
   supportPriorRating: 'TICKETNET_SUPPORT_PRIOR_RATING',
   supportPriorWeight: 'TICKETNET_SUPPORT_PRIOR_WEIGHT',
+  secretsKey: 'TICKETNET_SECRETS_KEY',
 };
 
 /** The RADIUS flags' published names (`docs/api/migration.md`), read when the TICKETNET_ name is not set. */

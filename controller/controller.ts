@@ -10,6 +10,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { defaultPublicUrl, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { ManualClock, systemClock, type Clock } from './core/clock.js';
+import { SecretBox } from './core/secret-box.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { Api } from './http/api.js';
 import { allowedMethods } from './http/allowed-methods.js';
@@ -22,6 +23,7 @@ import { Scheduler } from './jobs/scheduler.js';
 import { buildModules, migrateDatabase } from './modules/build-modules.js';
 import type { ControllerOptions, Services } from './modules/registry.js';
 import type { RadiusAddresses } from './radius/index.js';
+import { loadOrCreateSecret } from './secrets.js';
 import { VERSION } from './version.js';
 
 export type { ControllerOptions, Services };
@@ -121,6 +123,10 @@ export async function createController(options: ControllerOptions): Promise<Cont
   await migrateDatabase(database);
 
   const scheduler = new Scheduler(database.db, clock, config.instanceId, logger);
+  // One key seals every module's secrets at rest; instances on one database share it (README).
+  const secrets = SecretBox.fromBase64(
+    config.secretsKey ?? loadOrCreateSecret(config.dataDir, 'secrets-key', SecretBox.newKeyText),
+  );
   const built = await buildModules(
     {
       db: database.db,
@@ -129,6 +135,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
       clock,
       logger,
       config,
+      secrets,
       options,
       // The controller is declared below; the URL is read only once requests arrive.
       publicUrl: () => config.publicUrl ?? defaultPublicUrl(config.host, controller.boundPort ?? config.port),

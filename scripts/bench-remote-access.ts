@@ -5,6 +5,8 @@
 // - X25519 key pairs: tweetnacl's nacl.box.keyPair (what the module uses) beside node:crypto's
 //   generateKeyPairSync('x25519') (OpenSSL), in the same run.
 // The {vpn_host} end is a no-op in memory: the figures are the controller's own cost.
+// Then the shop part (scripts/bench-shop.ts): readiness and metrics over 1,000,000 shop sales per
+// database. `--sales N` seeds fewer to check the bench runs; `--shop-reps N` sets its repetitions.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,12 +19,15 @@ import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
 import type { VpnHost } from '../controller/modules/remote-access/index.js';
+import { benchShop } from './bench-shop.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
   args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
 const REPS = Number(args.get('reps') ?? 500);
 const KEYS = Number(args.get('keys') ?? 5000);
+const SALES = Number(args.get('sales') ?? 1_000_000);
+const SHOP_REPS = Number(args.get('shop-reps') ?? 200);
 const PG_URL = args.get('pg') ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const pct = (xs: number[], p: number) => {
@@ -190,3 +195,6 @@ console.log(
   `| tweetnacl nacl.box.keyPair | ${keys.nacl.toFixed(1)} | ${(keys.nacl / keys.node).toFixed(1)}× |`,
 );
 console.log(`| node:crypto generateKeyPairSync('x25519') | ${keys.node.toFixed(1)} | 1.0× |`);
+
+console.log('\n--- shop ---');
+if (!(await benchShop({ sales: SALES, reps: SHOP_REPS, pgUrl: PG_URL }))) process.exitCode = 1;

@@ -1,5 +1,6 @@
-// `npm run bench:shop`: the ticket shop's readiness and metrics over 1,000,000 shop sales, on SQLite
-// and PostgreSQL, through the HTTP handler (p50/p99). Beside them, in the same run:
+// The shop part of `npm run bench:remote-access` (scripts/bench-remote-access.ts runs it): the
+// ticket shop's readiness and metrics over 1,000,000 shop sales (`--sales N` for a reduced check),
+// on SQLite and PostgreSQL, through the HTTP handler (p50/p99). Beside them, in the same run:
 // - floor: GET /clients/store-config (one row by key through the same stack);
 // - peer: the same sales figures summed from the sales table itself (what the maintained daily
 //   totals avoid);
@@ -18,13 +19,15 @@ import { createController, type Controller } from '../controller/controller.js';
 import { newId } from '../controller/core/ids.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
 
-const args = new Map<string, string>();
-for (let i = 2; i < process.argv.length; i += 2)
-  args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
-const SALES = Number(args.get('sales') ?? 1_000_000);
-const REPS = Number(args.get('reps') ?? 200);
+export interface ShopBenchOptions {
+  /** Shop sales seeded per database (1,000,000 for the figures; fewer to check the bench runs). */
+  sales: number;
+  /** Repetitions per timed figure. */
+  reps: number;
+  pgUrl: string;
+}
+
 const DAYS = 365;
-const PG_URL = args.get('pg') ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 // The bench's "now": the last day of the seeded year.
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 
@@ -69,24 +72,24 @@ async function timed(reps: number, fn: () => Promise<unknown>): Promise<number[]
 }
 
 /**
- * SALES sales over a year for one tenant, written by the database itself (a million rows through
+ * `sales` sales over a year for one tenant, written by the database itself (a million rows through
  * the driver would take minutes): 4 in 5 collected by the platform with their ledger lines and
  * running balance, each sale's stock ticket marked sold, 50 tickets in stock, the daily totals and
  * the wallet they add up to.
  */
-async function seed(name: string, database: DatabaseHandle, clientId: string): Promise<void> {
+async function seed(name: string, database: DatabaseHandle, clientId: string, sales: number): Promise<void> {
   const { db } = database;
   const span = DAYS * 86_400;
   const start = new Date(NOW.getTime() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
   // The series and the timestamps are the only dialect-specific text, and only here.
   const series =
     name === 'sqlite'
-      ? sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${SALES - 1})`
-      : sql`with n(i) as (select generate_series(0, ${SALES - 1}))`;
+      ? sql`with recursive n(i) as (select 0 union all select i + 1 from n where i < ${sales - 1})`
+      : sql`with n(i) as (select generate_series(0, ${sales - 1}))`;
   const soldAt =
     name === 'sqlite'
-      ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${start}, '+' || (i * ${span} / ${SALES}) || ' seconds')`
-      : sql`to_char((${start}::timestamp + (i * ${span}::bigint / ${SALES}) * interval '1 second'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+      ? sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${start}, '+' || (i * ${span} / ${sales}) || ' seconds')`
+      : sql`to_char((${start}::timestamp + (i * ${span}::bigint / ${sales}) * interval '1 second'), 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
   await sql`${series}
     insert into shop_sales (id, client_id, reference, amount_xof, collected_by, provider, profile_name, ticket_code, sold_at)
     select 's' || (1000000000 + i), ${clientId}, 'bench-' || i,
@@ -155,7 +158,12 @@ async function plansOf(database: DatabaseHandle, run: () => Promise<unknown>): P
   return plans;
 }
 
-async function run(name: string, database: DatabaseHandle, dataDir: string): Promise<Row> {
+async function run(
+  name: string,
+  database: DatabaseHandle,
+  dataDir: string,
+  { sales, reps }: ShopBenchOptions,
+): Promise<Row> {
   const config = loadConfig(
     {},
     {
@@ -193,24 +201,24 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       profiles: ['1h', '2h', '1d', '7d', '30d'].map((p, i) => ({ name: p, price: 200 * (i + 1) })),
     });
     const t0 = process.hrtime.bigint();
-    await seed(name, database, clientId);
+    await seed(name, database, clientId, sales);
     const fillS = ms(t0) / 1000;
 
     const readinessUrl = '/api/v1/clients/store/ticketshop/readiness';
     const metricsUrl = '/api/v1/store/ticketshop/metrics';
     // Warm up, and check the figures against the seeded rows.
     const m = (await call(c, 'GET', metricsUrl, token)).data;
-    if (m.sales.total.count !== SALES) throw new Error(`metrics count ${m.sales.total.count} != ${SALES}`);
+    if (m.sales.total.count !== sales) throw new Error(`metrics count ${m.sales.total.count} != ${sales}`);
     const check = await s.shop.wallet.ledgerCheck(clientId);
     if (check.ledger_sum !== check.available) throw new Error('ledger differs from the balance');
     await call(c, 'GET', readinessUrl, token);
 
-    const floor = await timed(REPS, () => call(c, 'GET', '/api/v1/clients/store-config', token));
-    const readiness = await timed(REPS, () => call(c, 'GET', readinessUrl, token));
-    const metrics = await timed(REPS, () => call(c, 'GET', metricsUrl, token));
+    const floor = await timed(reps, () => call(c, 'GET', '/api/v1/clients/store-config', token));
+    const readiness = await timed(reps, () => call(c, 'GET', readinessUrl, token));
+    const metrics = await timed(reps, () => call(c, 'GET', metricsUrl, token));
     // The peer: day, week, month and total summed from the million sales on every call.
     const starts = ['2026-11-21', '2026-11-16', '2026-11-01', '0000'];
-    const naive = await timed(Math.max(5, Math.floor(REPS / 20)), async () => {
+    const naive = await timed(Math.max(5, Math.floor(reps / 20)), async () => {
       for (const from of starts) {
         await database.db
           .selectFrom('shop_sales')
@@ -263,45 +271,52 @@ const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-const loadBefore = load();
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'tn-bench-shop-'));
-try {
-  console.log(
-    `seeding ${SALES.toLocaleString('en')} shop sales per database, ${REPS} repetitions per figure…`,
-  );
-  rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
-  if (await pgReachable(PG_URL)) {
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    try {
-      rows.push(await run('postgres', await openDatabase(PG_URL, { schema }), dir));
-    } finally {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  } else {
-    console.log(`PostgreSQL not reachable at ${PG_URL}: skipped`);
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
 
-const f = (x: number) => x.toFixed(2);
-console.log(`\nload average (1, 5, 15 min) on ${cpus().length} cores: ${loadBefore} before, ${load()} after`);
-console.log(
-  '\n| db | fill (s) | floor: store-config p50 ms | readiness p50 / p99 ms (× floor) | metrics p50 / p99 ms (× floor) | peer: 4 sums over the sales p50 ms (× metrics) |',
-);
-console.log('|---|---|---|---|---|---|');
-for (const r of rows) {
+/** Seeds, times and prints the shop figures; false when a shop statement scans a whole table. */
+export async function benchShop(options: ShopBenchOptions): Promise<boolean> {
+  const { sales, reps, pgUrl } = options;
+  const loadBefore = load();
+  const rows: Row[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'tn-bench-shop-'));
+  try {
+    console.log(
+      `seeding ${sales.toLocaleString('en')} shop sales per database, ${reps} repetitions per figure…`,
+    );
+    rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir, options));
+    if (await pgReachable(pgUrl)) {
+      const schema = `bench_${randomBytes(4).toString('hex')}`;
+      try {
+        rows.push(await run('postgres', await openDatabase(pgUrl, { schema }), dir, options));
+      } finally {
+        const admin = new pg.Client({ connectionString: pgUrl });
+        await admin.connect();
+        await admin.query(`drop schema if exists ${schema} cascade`);
+        await admin.end();
+      }
+    } else {
+      console.log(`PostgreSQL not reachable at ${pgUrl}: skipped`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const f = (x: number) => x.toFixed(2);
   console.log(
-    `| ${r.db} | ${r.fill_s} | ${f(r.floor_p50)} | ${f(r.readiness_p50)} / ${f(r.readiness_p99)} (${(r.readiness_p50 / r.floor_p50).toFixed(1)}×) | ${f(r.metrics_p50)} / ${f(r.metrics_p99)} (${(r.metrics_p50 / r.floor_p50).toFixed(1)}×) | ${f(r.naive_p50)} (${(r.naive_p50 / r.metrics_p50).toFixed(0)}×) |`,
+    `\nload average (1, 5, 15 min) on ${cpus().length} cores: ${loadBefore} before, ${load()} after`,
   );
+  console.log(
+    '\n| db | fill (s) | floor: store-config p50 ms | readiness p50 / p99 ms (× floor) | metrics p50 / p99 ms (× floor) | peer: 4 sums over the sales p50 ms (× metrics) |',
+  );
+  console.log('|---|---|---|---|---|---|');
+  for (const r of rows) {
+    console.log(
+      `| ${r.db} | ${r.fill_s} | ${f(r.floor_p50)} | ${f(r.readiness_p50)} / ${f(r.readiness_p99)} (${(r.readiness_p50 / r.floor_p50).toFixed(1)}×) | ${f(r.metrics_p50)} / ${f(r.metrics_p99)} (${(r.metrics_p50 / r.floor_p50).toFixed(1)}×) | ${f(r.naive_p50)} (${(r.naive_p50 / r.metrics_p50).toFixed(0)}×) |`,
+    );
+  }
+  for (const r of rows) {
+    console.log(`\nplans on ${r.db} (every shop statement of readiness and metrics):`);
+    for (const p of r.plans) console.log(`  ${p}`);
+    console.log(r.scans.length ? `  FULL SCANS: ${r.scans.join('; ')}` : '  no full scan of a shop table');
+  }
+  return rows.every((r) => r.scans.length === 0);
 }
-for (const r of rows) {
-  console.log(`\nplans on ${r.db} (every shop statement of readiness and metrics):`);
-  for (const p of r.plans) console.log(`  ${p}`);
-  console.log(r.scans.length ? `  FULL SCANS: ${r.scans.join('; ')}` : '  no full scan of a shop table');
-}
-if (rows.some((r) => r.scans.length > 0)) process.exitCode = 1;

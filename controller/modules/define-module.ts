@@ -5,6 +5,7 @@ import type { Middleware } from 'koa';
 import type { Migration } from 'kysely';
 import type { Config } from '../config.js';
 import type { Clock } from '../core/clock.js';
+import type { SecretBox } from '../core/secret-box.js';
 import type { DialectCapabilities } from '../db/capabilities.js';
 import type { Db } from '../db/database.js';
 import type { DbListen } from '../db/db-listener.js';
@@ -21,6 +22,8 @@ export interface ModuleContext {
   clock: Clock;
   logger: Logger;
   config: Config;
+  /** Seals secrets at rest under the controller's one key; pass a context naming the row. */
+  secrets: SecretBox;
   /** What a test injected in place of an external system (push sender, NAS directory…) or a timer. */
   options: ControllerOptions;
   /** The URL agents are told to connect to (known once the controller listens). */

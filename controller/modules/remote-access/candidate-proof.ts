@@ -7,7 +7,7 @@ import type { AgentCommandRunner, AgentTarget } from '../../hub/index.js';
 import { walkChannel } from './channel-moves.js';
 import { openProfile } from './channel-provisioning.js';
 import * as q from './queries.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
 import type { RemoteAccessChannelsTable, TransportProtocol } from './tables.js';
 import { TUNNEL_NETWORK } from './tunnel-addresses.js';
 import type { VpnHost } from './vpn-host.js';

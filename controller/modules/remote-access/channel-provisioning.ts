@@ -6,7 +6,8 @@ import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import * as q from './queries.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
+import { sealContexts } from './seal-contexts.js';
 import type {
   ChannelRole,
   RemoteAccessChannelsTable,
@@ -39,9 +40,15 @@ export interface ProfileSecrets {
 /** Opens a profile's sealed secrets (for a command's secret params only). */
 export function openProfile(box: SecretBox, p: RemoteAccessProfilesTable): ProfileSecrets {
   return {
-    ...(p.private_key_sealed ? { privateKey: box.open(p.private_key_sealed) } : {}),
-    ...(p.preshared_key_sealed ? { presharedKey: box.open(p.preshared_key_sealed) } : {}),
-    ...(p.password_sealed ? { password: box.open(p.password_sealed) } : {}),
+    ...(p.private_key_sealed
+      ? { privateKey: box.open(p.private_key_sealed, sealContexts.profile(p.id, 'private_key')) }
+      : {}),
+    ...(p.preshared_key_sealed
+      ? { presharedKey: box.open(p.preshared_key_sealed, sealContexts.profile(p.id, 'preshared_key')) }
+      : {}),
+    ...(p.password_sealed
+      ? { password: box.open(p.password_sealed, sealContexts.profile(p.id, 'password')) }
+      : {}),
   };
 }
 
@@ -128,13 +135,13 @@ function makeProfile(
     return {
       ...base,
       public_key: keys.publicKey,
-      private_key_sealed: box.seal(keys.privateKey),
-      preshared_key_sealed: box.seal(keys.presharedKey),
+      private_key_sealed: box.seal(keys.privateKey, sealContexts.profile(id, 'private_key')),
+      preshared_key_sealed: box.seal(keys.presharedKey, sealContexts.profile(id, 'preshared_key')),
     };
   }
   return {
     ...base,
     username: `tn-${id.replace(/-/g, '')}`,
-    password_sealed: box.seal(randomBytes(24).toString('base64url')),
+    password_sealed: box.seal(randomBytes(24).toString('base64url'), sealContexts.profile(id, 'password')),
   };
 }

@@ -1,4 +1,3 @@
-import { loadOrCreateSecret } from '../../secrets.js';
 import { defineModule } from '../define-module.js';
 import { LinuxVpnHost } from './linux-vpn-host.js';
 import * as m0030 from './migrations/0030-remote-access.js';
@@ -6,7 +5,6 @@ import { rescueReadJob } from './jobs.js';
 import { DEFAULT_PROBE_OPTIONS, ProbeService } from './probe-service.js';
 import { RescueService } from './rescue-service.js';
 import { remoteAccessRoutes } from './routes.js';
-import { SecretBox } from './secret-box.js';
 import { RemoteAccessService } from './service.js';
 import { UnconfiguredVpnHost, type VpnHost } from './vpn-host.js';
 
@@ -20,10 +18,7 @@ export const remoteAccessModule = defineModule({
   ],
   migrations: { '0030-remote-access': m0030 },
   provides: ['remoteAccess'],
-  build: ({ db, clock, logger, config, options, use }) => {
-    const box = SecretBox.fromBase64(
-      config.remoteAccessKey ?? loadOrCreateSecret(config.dataDir, 'remote-access-key', SecretBox.newKeyText),
-    );
+  build: ({ db, clock, logger, config, options, secrets: box, use }) => {
     const vpnHost: VpnHost =
       options.remoteAccess?.vpnHost ??
       (config.vpnHost

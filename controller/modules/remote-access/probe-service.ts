@@ -13,7 +13,7 @@ import { walkChannel } from './channel-moves.js';
 import { probeState, retireRefusal } from './probe-verdict.js';
 import * as q from './queries.js';
 import type { ProbeBody } from './schemas.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
 import type { RemoteAccessAttemptsTable, RemoteAccessChannelsTable } from './tables.js';
 import type { VpnHost } from './vpn-host.js';
 

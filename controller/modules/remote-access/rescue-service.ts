@@ -10,7 +10,8 @@ import type { Logger } from '../../logger.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
 import type { AllocationsService } from '../allocations/index.js';
 import * as q from './queries.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
+import { sealContexts } from './seal-contexts.js';
 
 /** The relay's profile is read no earlier than this after enabling (at 6 s it is still incomplete). */
 export const RESCUE_READ_AFTER_MS = 25_000;
@@ -139,7 +140,7 @@ export class RescueService {
     });
     await q.updateSlot(db, clientId, allocationId, {
       rescue_state: 'READY',
-      rescue_profile_sealed: box.seal(profile),
+      rescue_profile_sealed: box.seal(profile, sealContexts.rescue(clientId, allocationId)),
       rescue_updated_at: now,
       updated_at: now,
     });

@@ -9,7 +9,8 @@ import { bundleView, type Bundle } from './bundle-view.js';
 import { provisionChannel } from './channel-provisioning.js';
 import * as q from './queries.js';
 import type { CredentialsBody, ResolveBody } from './schemas.js';
-import type { SecretBox } from './secret-box.js';
+import type { SecretBox } from '../../core/secret-box.js';
+import { sealContexts } from './seal-contexts.js';
 import { chooseTransport, routerOsMajor } from './transport-choice.js';
 import type { RemoteAccessChannelsTable, RemoteAccessSlotsTable } from './tables.js';
 import type { VpnEndpoints, VpnHost } from './vpn-host.js';
@@ -80,6 +81,7 @@ export class RemoteAccessService {
     );
     const sealed = box.seal(
       JSON.stringify({ username: body.username, password: body.password, api_port: body.api_port ?? 8728 }),
+      sealContexts.credentials(clientId, allocation.id),
     );
     await q.updateSlot(db, clientId, allocation.id, {
       credentials_sealed: sealed,
@@ -95,7 +97,11 @@ export class RemoteAccessService {
     allocationId: string,
   ): Promise<{ username: string; password: string; api_port: number } | null> {
     const slot = await q.findSlot(this.deps.db, clientId, allocationId);
-    return slot?.credentials_sealed ? JSON.parse(this.deps.box.open(slot.credentials_sealed)) : null;
+    return slot?.credentials_sealed
+      ? JSON.parse(
+          this.deps.box.open(slot.credentials_sealed, sealContexts.credentials(clientId, allocationId)),
+        )
+      : null;
   }
 
   async endpoints(): Promise<VpnEndpoints> {

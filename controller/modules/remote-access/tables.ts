@@ -1,7 +1,7 @@
 // The remote-access tables: per router slot its transport state, its channels (each a path with
 // its own management address) and key sets, and the management probes asked by operation id.
 // Secrets (private keys, preshared keys, passwords, router credentials, the rescue profile) are
-// stored sealed by the module's secret box, never in clear.
+// stored sealed by the controller's secret box (seal-contexts.ts), never in clear.
 
 export type TransportProtocol = 'WIREGUARD' | 'SSTP';
 export type ChannelRole = 'PRIMARY' | 'FALLBACK';

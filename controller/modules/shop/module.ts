@@ -1,7 +1,5 @@
-import { loadOrCreateSecret } from '../../secrets.js';
 import { defineModule } from '../define-module.js';
 import { routerSyncJob } from './jobs.js';
-import { MerchantKeyCipher } from './merchant-key-cipher.js';
 import * as m0020 from './migrations/0020-shop.js';
 import { shopRoutes } from './routes.js';
 import { ShopService } from './service.js';
@@ -21,7 +19,7 @@ export const shopModule = defineModule({
   ],
   migrations: { '0020-shop': m0020 },
   provides: ['shop'],
-  build: ({ db, caps, clock, logger, config, use }) => {
+  build: ({ db, caps, clock, logger, config, secrets, use }) => {
     const shop = new ShopService({
       db,
       caps,
@@ -33,7 +31,7 @@ export const shopModule = defineModule({
       allocations: use('allocations'),
       nas: use('nas'),
       runner: use('runner'),
-      cipher: new MerchantKeyCipher(loadOrCreateSecret(config.dataDir, 'shop-merchant-key-secret')),
+      secrets,
       bridgeTimeoutMs: config.nasBridgeTimeoutMs,
     });
     return {

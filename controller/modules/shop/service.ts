@@ -2,6 +2,7 @@
 // Other modules (the payment path) record sales through `recordSale`. Rules: docs/api/shop.md.
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
+import type { SecretBox } from '../../core/secret-box.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
@@ -12,7 +13,6 @@ import type { LicencesService } from '../licences/index.js';
 import type { NasService } from '../nas/index.js';
 import type { ProfilesService, TicketsService } from '../tickets/index.js';
 import { routerReadError, ShopCatalogue, type ShopProfileView } from './catalogue-service.js';
-import type { MerchantKeyCipher } from './merchant-key-cipher.js';
 import * as q from './queries.js';
 import { judgeReadiness, type Readiness } from './readiness.js';
 import type { RouterProfileView } from './router-profiles.js';
@@ -37,7 +37,7 @@ export interface ShopServiceDeps {
   allocations: Pick<AllocationsService, 'list' | 'get'>;
   nas: Pick<NasService, 'topology'>;
   runner: AgentCommandRunner;
-  cipher: MerchantKeyCipher;
+  secrets: SecretBox;
   /** How long a router read waits for the agent before 503 RADIUS_BRIDGE_UNAVAILABLE. */
   bridgeTimeoutMs: number;
 }
@@ -49,7 +49,7 @@ export class ShopService {
 
   constructor(private readonly deps: ShopServiceDeps) {
     this.catalogue = new ShopCatalogue({ ...deps, rowLocks: deps.caps.rowLocks });
-    this.stores = new StoreConfigs(deps.db, deps.clock, deps.cipher);
+    this.stores = new StoreConfigs(deps.db, deps.clock, deps.secrets);
     this.wallet = new ShopWallet(deps.db, deps.caps, deps.clock);
   }
 

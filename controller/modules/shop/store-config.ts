@@ -4,15 +4,18 @@
 // carry `merchant_key_set` instead.
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
+import type { SecretBox } from '../../core/secret-box.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { MerchantKeyCipher } from './merchant-key-cipher.js';
 import { mergePatch, type Json } from './merge-patch.js';
 import * as q from './queries.js';
 import type { StoreConfigBody } from './schemas.js';
 import type { ShopStoresTable } from './tables.js';
 
 type JsonObject = { [key: string]: Json };
+
+// The tenant is bound: a sealed key copied to another tenant's row does not open.
+const merchantKeyContext = (clientId: string) => `shop merchant key|${clientId}`;
 
 export interface StoreConfigView {
   display_name: string | null;
@@ -58,7 +61,7 @@ export class StoreConfigs {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly cipher: MerchantKeyCipher,
+    private readonly secrets: SecretBox,
   ) {}
 
   async get(clientId: string): Promise<StoreConfigView> {
@@ -68,7 +71,9 @@ export class StoreConfigs {
   /** The sealed key opened, for the payment path only; null when none is set. */
   async merchantKey(clientId: string): Promise<string | null> {
     const row = await q.findStore(this.db, clientId);
-    return row?.merchant_key_sealed ? this.cipher.open(clientId, row.merchant_key_sealed) : null;
+    return row?.merchant_key_sealed
+      ? this.secrets.open(row.merchant_key_sealed, merchantKeyContext(clientId))
+      : null;
   }
 
   async save(clientId: string, body: StoreConfigBody, mode: 'replace' | 'merge'): Promise<StoreConfigView> {
@@ -112,7 +117,7 @@ export class StoreConfigs {
               ? (current?.merchant_key_sealed ?? null)
               : key === null
                 ? null
-                : this.cipher.seal(clientId, key),
+                : this.secrets.seal(key, merchantKeyContext(clientId)),
           created_at: current?.created_at ?? now,
           updated_at: now,
         };

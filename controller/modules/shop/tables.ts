@@ -14,7 +14,7 @@ export interface ShopStoresTable {
   store_slug: string | null;
   /** JSON of `branding`, `plans` and `store_settings` (the merchant key left out). */
   config_json: string;
-  /** The merchant key, AES-256-GCM sealed (merchant-key-cipher.ts); never stored nor answered in clear. */
+  /** The merchant key, sealed for its tenant (core/secret-box.ts); never stored nor answered in clear. */
   merchant_key_sealed: string | null;
   created_at: string;
   updated_at: string;

@@ -1,6 +1,7 @@
 // GET, PUT, PATCH /clients/store-config: PATCH keeps what it does not name, the slug is URL-safe and
 // unique over all tenants, the merchant key is sealed at rest and never answered.
 import { expect } from 'chai';
+import { SecretBox } from '../../../controller/core/secret-box.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { captureLogs, type LogCapture } from '../../support/log-capture.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
@@ -128,6 +129,28 @@ forEachDatabase('shop store configuration', (database) => {
     await call('PATCH', { store_settings: { portal_editor: { merchant_key: null } } });
     expect((await get()).store_settings.portal_editor.merchant_key_set).to.equal(false);
     expect(await t.controller.services.shop.stores.merchantKey(client.id)).to.equal(null);
+  });
+
+  it("seals under the controller's one key (TICKETNET_SECRETS_KEY), bound to the tenant", async () => {
+    const keyText = SecretBox.newKeyText();
+    const own = await startTestController(database, { secretsKey: keyText });
+    try {
+      const seller = await own.account('client');
+      await own.request('PUT', CONFIG, {
+        token: seller.token,
+        body: { store_settings: { portal_editor: { merchant_key: KEY } } },
+      });
+      const row = await own.db.db
+        .selectFrom('shop_stores')
+        .select('merchant_key_sealed')
+        .where('client_id', '=', seller.id)
+        .executeTakeFirstOrThrow();
+      const box = SecretBox.fromBase64(keyText);
+      expect(box.open(row.merchant_key_sealed!, `shop merchant key|${seller.id}`)).to.equal(KEY);
+      expect(() => SecretBox.fromBase64(SecretBox.newKeyText()).open(row.merchant_key_sealed!)).to.throw();
+    } finally {
+      await own.close();
+    }
   });
 
   it('keeps a slug to one tenant (409) and refuses bad input with nothing changed', async () => {

@@ -18,7 +18,6 @@ import {
   retireRefusal,
   type ProbeFacts,
 } from '../../../controller/modules/remote-access/probe-verdict.js';
-import { SecretBox } from '../../../controller/modules/remote-access/secret-box.js';
 import type { ChannelState } from '../../../controller/modules/remote-access/tables.js';
 import {
   chooseTransport,
@@ -181,20 +180,7 @@ describe('remote access: retiring the previous transport', () => {
     it(`probe state ${JSON.stringify(input)} is ${state}`, () => expect(probeState(input)).to.equal(state));
 });
 
-describe('remote access: secrets, keys, addresses', () => {
-  it('seals and opens; another key or an altered value is refused', () => {
-    const box = new SecretBox(Buffer.alloc(32, 7));
-    const sealed = box.seal('s3cret');
-    expect(sealed).to.match(/^sb1:/).and.not.include('s3cret');
-    expect(box.seal('s3cret')).to.not.equal(sealed);
-    expect(box.open(sealed)).to.equal('s3cret');
-    expect(() => new SecretBox(Buffer.alloc(32, 8)).open(sealed)).to.throw();
-    const altered = sealed.slice(0, -4) + (sealed.endsWith('AAAA') ? 'BBBB' : 'AAAA');
-    expect(() => box.open(altered)).to.throw();
-    expect(() => box.open('plain')).to.throw();
-    expect(() => new SecretBox(Buffer.alloc(16))).to.throw(RangeError);
-  });
-
+describe('remote access: keys, addresses', () => {
   it('makes WireGuard keys of 32 bytes whose public key follows the private one', () => {
     const k = newWireguardKeys();
     for (const v of [k.privateKey, k.publicKey, k.presharedKey])

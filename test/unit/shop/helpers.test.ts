@@ -1,7 +1,6 @@
 // The shop's small pure helpers: JSON Merge Patch, RouterOS durations, accounting periods, the
 // shop's router, the merchant key cipher.
 import { expect } from 'chai';
-import { MerchantKeyCipher } from '../../../controller/modules/shop/merchant-key-cipher.js';
 import { mergePatch, type Json } from '../../../controller/modules/shop/merge-patch.js';
 import { periodStarts } from '../../../controller/modules/shop/periods.js';
 import { routerOsDuration } from '../../../controller/modules/shop/router-profiles.js';
@@ -82,17 +81,5 @@ describe('shop helpers', () => {
       serial: 'OLD',
     });
     expect(pickShopRouter([all[3]!], null)).to.equal(null);
-  });
-
-  it('seals a merchant key for one tenant only', () => {
-    const cipher = new MerchantKeyCipher('secret-one');
-    const sealed = cipher.seal('tenant-a', 'sk_live_123');
-    expect(sealed).to.not.include('sk_live_123');
-    expect(cipher.seal('tenant-a', 'sk_live_123')).to.not.equal(sealed);
-    expect(cipher.open('tenant-a', sealed)).to.equal('sk_live_123');
-    expect(() => cipher.open('tenant-b', sealed)).to.throw();
-    expect(() => new MerchantKeyCipher('secret-two').open('tenant-a', sealed)).to.throw();
-    expect(() => cipher.open('tenant-a', sealed.slice(0, -2) + 'AA')).to.throw();
-    expect(() => cipher.open('tenant-a', 'garbage')).to.throw();
   });
 });
