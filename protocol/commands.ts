@@ -4,6 +4,7 @@ import { decodeBase64Strict } from './base64.js';
 import { describeIssues } from './describe-issues.js';
 import type { Fault } from './fault-codes.js';
 import { label } from './fields.js';
+import { HOTSPOT_USER_COLUMNS_SCHEMA } from './hotspot-user-columns.js';
 
 /** One entry of the command catalogue. */
 export interface CommandSpec {
@@ -361,6 +362,37 @@ export const COMMANDS = {
     }),
     output: BACKUP_OUTPUT_SCHEMA,
     defaultTimeoutSeconds: 300,
+    effect: 'read',
+  },
+  // ---- the migration's compact reads (an older agent answers UNKNOWN_COMMAND: the controller
+  // then uses `hotspot.users.export` and `hotspot.users.names`)
+  /**
+   * `hotspot.users.export` in columns (`usersFromColumns` rebuilds the users): the same users,
+   * profiles and count, a quarter fewer bytes on the link once compressed. Read only.
+   */
+  'hotspot.users.columns': {
+    params: z.strictObject({ include_profiles: z.boolean().optional() }),
+    output: z
+      .object({
+        users: HOTSPOT_USER_COLUMNS_SCHEMA,
+        profiles: z.array(HOTSPOT_PROFILE_SCHEMA).optional(),
+        count,
+      })
+      .refine((out) => out.count === out.users.name.length, {
+        path: ['count'],
+        message: 'must equal the number of users',
+      }),
+    defaultTimeoutSeconds: 120,
+    effect: 'read',
+  },
+  /**
+   * How many hotspot users `hotspot.users.names` would list (built-in ones left out), without the
+   * names: the agent reads them from the router and sends the number only. Read only.
+   */
+  'hotspot.users.tally': {
+    params: z.strictObject({}),
+    output: z.object({ count }),
+    defaultTimeoutSeconds: 60,
     effect: 'read',
   },
   /**

@@ -99,6 +99,8 @@ export {
   redactParams,
   REDACTED,
 } from './commands.js';
+export { HOTSPOT_USER_COLUMNS_SCHEMA, usersToColumns, usersFromColumns } from './hotspot-user-columns.js';
+export type { HotspotUserColumns } from './hotspot-user-columns.js';
 export type {
   CommandSpec,
   CommandEffect,

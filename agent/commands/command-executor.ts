@@ -218,6 +218,10 @@ export class CommandExecutor {
     const { command } = entry;
     const check = parseCommandParams(command.name, command.params);
     if (!check.ok) return this.#finish(entry, failed(entry, check.fault));
+    // A catalogue without this command (an older build's, in tests) answers as that build would.
+    if (!Object.hasOwn(this.#o.catalogue, check.value.name)) {
+      return this.#finish(entry, failed(entry, fault('UNKNOWN_COMMAND', `unknown command ${command.name}`)));
+    }
     const now = this.#now();
     const remainingMs = this.#remainingMs(entry, now);
     if (remainingMs <= 0) {

@@ -86,7 +86,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     controllerUrl: options.controllerUrl,
     enrolCode: options.enrolCode,
     agentVersion: AGENT_VERSION,
-    capabilities: CATALOGUE_NAMES,
+    capabilities: options.catalogue ? Object.keys(options.catalogue) : CATALOGUE_NAMES,
     // Best effort and quick: enrolment must not wait on a router that is not there.
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
     onCommand: (command) => void executor.receive(command),

@@ -21,6 +21,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'sales.export': { limit: 10 },
   'router.script.apply': { name: 'ticketnet-radius', source: '/radius add secret="s3cr3t"' },
   'radius.status': {},
+  'hotspot.users.columns': { include_profiles: true },
+  'hotspot.users.tally': {},
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -38,6 +40,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'sales.export': 202,
   'router.script.apply': 403,
   'radius.status': 202,
+  'hotspot.users.columns': 202,
+  'hotspot.users.tally': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {
