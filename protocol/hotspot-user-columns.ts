@@ -15,30 +15,37 @@ const count = z.int().min(0);
 const column = <T extends z.ZodType>(item: T) => z.array(item).max(HOTSPOT_USER_COLUMNS_MAX);
 
 /** The users of `hotspot.users.columns`; every column has one entry per user. */
-export const HOTSPOT_USER_COLUMNS_SCHEMA = z
-  .object({
-    name: column(label()),
-    /** null: no password; true: the password is the name itself (voucher mode). */
-    password: column(z.union([z.string().max(200), z.null(), z.literal(true)])),
-    profile: column(label()),
-    comment: column(z.string().max(1000).nullable()),
-    limit_uptime: column(count.nullable()),
-    limit_bytes_total: column(count.nullable()),
-    disabled: column(z.boolean()),
-    uptime_seconds: column(count.nullable()),
-    bytes_in: column(count.nullable()),
-    bytes_out: column(count.nullable()),
-  })
-  .superRefine((columns, ctx) => {
-    const rows = columns.name.length;
-    for (const [key, values] of Object.entries(columns)) {
-      if (values.length !== rows) {
-        ctx.addIssue({ code: 'custom', path: [key], message: `has ${values.length} entries, not ${rows}` });
+function columnsSchema() {
+  return z
+    .object({
+      name: column(label()),
+      /** null: no password; true: the password is the name itself (voucher mode). */
+      password: column(z.union([z.string().max(200), z.null(), z.literal(true)])),
+      profile: column(label()),
+      comment: column(z.string().max(1000).nullable()),
+      limit_uptime: column(count.nullable()),
+      limit_bytes_total: column(count.nullable()),
+      disabled: column(z.boolean()),
+      uptime_seconds: column(count.nullable()),
+      bytes_in: column(count.nullable()),
+      bytes_out: column(count.nullable()),
+    })
+    .superRefine((columns, ctx) => {
+      const rows = columns.name.length;
+      for (const [key, values] of Object.entries(columns)) {
+        if (values.length !== rows) {
+          ctx.addIssue({ code: 'custom', path: [key], message: `has ${values.length} entries, not ${rows}` });
+        }
       }
-    }
-  });
+    });
+}
 
-export type HotspotUserColumns = z.output<typeof HOTSPOT_USER_COLUMNS_SCHEMA>;
+let built: ReturnType<typeof columnsSchema> | undefined;
+
+/** The schema of the users of `hotspot.users.columns`, built on first use (see the catalogue). */
+export const hotspotUserColumnsSchema = (): ReturnType<typeof columnsSchema> => (built ??= columnsSchema());
+
+export type HotspotUserColumns = z.output<ReturnType<typeof columnsSchema>>;
 
 // Optional number fields, in the order the export writes them.
 const NUMBERS = ['limit_uptime', 'limit_bytes_total', 'uptime_seconds', 'bytes_in', 'bytes_out'] as const;

@@ -99,7 +99,7 @@ export {
   redactParams,
   REDACTED,
 } from './commands.js';
-export { HOTSPOT_USER_COLUMNS_SCHEMA, usersToColumns, usersFromColumns } from './hotspot-user-columns.js';
+export { hotspotUserColumnsSchema, usersToColumns, usersFromColumns } from './hotspot-user-columns.js';
 export type { HotspotUserColumns } from './hotspot-user-columns.js';
 export type {
   CommandSpec,
@@ -122,3 +122,4 @@ export {
   RADIUS_RELAY_REPORT_SCHEMA,
   type RadiusRelayReport,
 } from './radius-relay-report.js';
+export { isoTime } from './iso-time.js';

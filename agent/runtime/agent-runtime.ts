@@ -25,6 +25,7 @@ import { ReportScheduler } from '../telemetry/report-scheduler.js';
 import { AGENT_VERSION } from '../version.js';
 import { writeLinkStatus } from './link-status.js';
 import type { LinkStatus } from './link-status.js';
+import { isoTime } from '../../protocol/index.js';
 
 export interface AgentRuntimeOptions {
   stateDir: string;
@@ -118,7 +119,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     ...options.reports,
   });
 
-  let status: LinkStatus = { pid: process.pid, state: 'connecting', since: now().toISOString() };
+  let status: LinkStatus = { pid: process.pid, state: 'connecting', since: isoTime(now()) };
   // Writes in order, so an older state never lands after a newer one.
   let statusWrites = Promise.resolve();
   const saveStatus = (patch: Partial<LinkStatus>): void => {
@@ -129,7 +130,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
       .catch(() => undefined);
   };
   link.on('ready', () => {
-    saveStatus({ state: 'ready', since: now().toISOString() });
+    saveStatus({ state: 'ready', since: isoTime(now()) });
     void radiusRelay?.refreshRouterAddresses();
     reports.onConnected();
     void executor.resendUnsent().catch((err: unknown) => logger.warn(errorFields(err), 'resend failed'));
@@ -137,11 +138,11 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   link.on('down', (error) =>
     saveStatus({
       state: 'waiting',
-      since: now().toISOString(),
-      last_error: { code: error.code, message: error.message, at: now().toISOString() },
+      since: isoTime(now()),
+      last_error: { code: error.code, message: error.message, at: isoTime(now()) },
     }),
   );
-  link.on('stopped', () => saveStatus({ state: 'stopped', since: now().toISOString() }));
+  link.on('stopped', () => saveStatus({ state: 'stopped', since: isoTime(now()) }));
 
   await journal.prune(now());
   await executor.recover();

@@ -2,7 +2,7 @@
 // field and key for key; a column output that does not hold together is refused as the agent's error.
 import { expect } from 'chai';
 import {
-  HOTSPOT_USER_COLUMNS_SCHEMA,
+  hotspotUserColumnsSchema,
   HOTSPOT_USER_SCHEMA,
   parseCommandOutput,
   usersFromColumns,
@@ -35,7 +35,7 @@ const columnsOf = (overrides: Partial<HotspotUserColumns>) => ({ ...usersToColum
 describe('hotspot users in columns', () => {
   it('round trip: the users come back equal, keys in the catalogue order', () => {
     const columns = usersToColumns(USERS);
-    const back = usersFromColumns(HOTSPOT_USER_COLUMNS_SCHEMA.parse(JSON.parse(JSON.stringify(columns))));
+    const back = usersFromColumns(hotspotUserColumnsSchema().parse(JSON.parse(JSON.stringify(columns))));
     expect(back).to.deep.equal(USERS);
     expect(JSON.stringify(back)).to.equal(JSON.stringify(USERS));
     expect(usersFromColumns(usersToColumns([]))).to.deep.equal([]);
@@ -95,9 +95,9 @@ describe('hotspot users in columns', () => {
       bytes_in: many.map(() => null),
       bytes_out: many.map(() => null),
     };
-    expect(HOTSPOT_USER_COLUMNS_SCHEMA.safeParse(columns).success).to.equal(false);
+    expect(hotspotUserColumnsSchema().safeParse(columns).success).to.equal(false);
     for (const key of Object.keys(columns) as (keyof typeof columns)[])
       columns[key] = columns[key].slice(1) as never;
-    expect(HOTSPOT_USER_COLUMNS_SCHEMA.safeParse(columns).success).to.equal(true);
+    expect(hotspotUserColumnsSchema().safeParse(columns).success).to.equal(true);
   });
 });
