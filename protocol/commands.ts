@@ -379,37 +379,6 @@ const COMMAND_SPECS = {
     defaultTimeoutSeconds: 300,
     effect: 'read',
   }),
-  // ---- the migration's compact reads (an older agent answers UNKNOWN_COMMAND: the controller
-  // then uses `hotspot.users.export` and `hotspot.users.names`)
-  /**
-   * `hotspot.users.export` in columns (`usersFromColumns` rebuilds the users): the same users,
-   * profiles and count, a quarter fewer bytes on the link once compressed. Read only.
-   */
-  'hotspot.users.columns': () => ({
-    params: z.strictObject({ include_profiles: z.boolean().optional() }),
-    output: z
-      .object({
-        users: hotspotUserColumnsSchema(),
-        profiles: z.array(HOTSPOT_PROFILE_SCHEMA).optional(),
-        count,
-      })
-      .refine((out) => out.count === out.users.name.length, {
-        path: ['count'],
-        message: 'must equal the number of users',
-      }),
-    defaultTimeoutSeconds: 120,
-    effect: 'read',
-  }),
-  /**
-   * How many hotspot users `hotspot.users.names` would list (built-in ones left out), without the
-   * names: the agent reads them from the router and sends the number only. Read only.
-   */
-  'hotspot.users.tally': () => ({
-    params: z.strictObject({}),
-    output: z.object({ count }),
-    defaultTimeoutSeconds: 60,
-    effect: 'read',
-  }),
   /**
    * Reads the reseller accounts the local app keeps in hotspot user comments (`tnr1|…`), parsed,
    * and counts the `vendu par <name>` tags of the other users per name as written. Read only.
@@ -498,6 +467,37 @@ const COMMAND_SPECS = {
       incoming_accept: z.boolean(),
     }),
     defaultTimeoutSeconds: 30,
+    effect: 'read',
+  }),
+  // ---- the migration's compact reads (an older agent answers UNKNOWN_COMMAND: the controller
+  // then uses `hotspot.users.export` and `hotspot.users.names`)
+  /**
+   * `hotspot.users.export` in columns (`usersFromColumns` rebuilds the users): the same users,
+   * profiles and count, a quarter fewer bytes on the link once compressed. Read only.
+   */
+  'hotspot.users.columns': () => ({
+    params: z.strictObject({ include_profiles: z.boolean().optional() }),
+    output: z
+      .object({
+        users: hotspotUserColumnsSchema(),
+        profiles: z.array(HOTSPOT_PROFILE_SCHEMA).optional(),
+        count,
+      })
+      .refine((out) => out.count === out.users.name.length, {
+        path: ['count'],
+        message: 'must equal the number of users',
+      }),
+    defaultTimeoutSeconds: 120,
+    effect: 'read',
+  }),
+  /**
+   * How many hotspot users `hotspot.users.names` would list (built-in ones left out), without the
+   * names: the agent reads them from the router and sends the number only. Read only.
+   */
+  'hotspot.users.tally': () => ({
+    params: z.strictObject({}),
+    output: z.object({ count }),
+    defaultTimeoutSeconds: 60,
     effect: 'read',
   }),
 } as const satisfies Record<string, () => CommandSpec>;
