@@ -4,6 +4,7 @@ import { decodeBase64Strict } from './base64.js';
 import { describeIssues } from './describe-issues.js';
 import type { Fault } from './fault-codes.js';
 import { label } from './fields.js';
+import { hotspotUserColumnsSchema } from './hotspot-user-columns.js';
 
 /** One entry of the command catalogue. */
 export interface CommandSpec {
@@ -99,6 +100,12 @@ export const HOTSPOT_PROFILE_SCHEMA = z.object(HOTSPOT_PROFILE_FIELDS);
 /** A hotspot user profile as `hotspot.users.export` gives it and `hotspot.profiles.restore` takes it. */
 export type HotspotProfile = z.output<typeof HOTSPOT_PROFILE_SCHEMA>;
 
+/** The value of `build`, made on the first call and kept. */
+function once<T>(build: () => T): () => T {
+  let value: T | undefined;
+  return () => (value ??= build());
+}
+
 /** Refuses a list in which two entries have the same name (case-sensitive, as RouterOS compares them). */
 function refuseDuplicateNames(names: readonly string[], ctx: z.core.$RefinementCtx): void {
   const seen = new Set<string>();
@@ -109,85 +116,95 @@ function refuseDuplicateNames(names: readonly string[], ctx: z.core.$RefinementC
 }
 
 /** Output of both restore commands. */
-const RESTORE_OUTPUT_SCHEMA = z.object({
-  /** Entries that did not exist and were added. */
-  added: count,
-  /** Entries that existed (same name) and were set to the given values. */
-  updated: count,
-});
+const restoreOutputSchema = once(() =>
+  z.object({
+    /** Entries that did not exist and were added. */
+    added: count,
+    /** Entries that existed (same name) and were set to the given values. */
+    updated: count,
+  }),
+);
 
-const BACKUP_OUTPUT_SCHEMA = z
-  .object({
-    file_name: label(255),
-    size: count,
-    /** Lowercase hex SHA-256 of the decoded content. */
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    content_base64: z.string(),
-  })
-  // The controller keeps backups for restores, so a truncated or altered file must be caught here.
-  .superRefine((backup, ctx) => {
-    const bytes = decodeBase64Strict(backup.content_base64);
-    if (bytes === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['content_base64'], message: 'not standard padded base64' });
-      return;
-    }
-    if (bytes.length !== backup.size) {
-      ctx.addIssue({ code: 'custom', path: ['size'], message: `content has ${bytes.length} bytes` });
-    }
-    if (createHash('sha256').update(bytes).digest('hex') !== backup.sha256) {
-      ctx.addIssue({ code: 'custom', path: ['sha256'], message: 'does not match the content' });
-    }
-  });
+const backupOutputSchema = once(() =>
+  z
+    .object({
+      file_name: label(255),
+      size: count,
+      /** Lowercase hex SHA-256 of the decoded content. */
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      content_base64: z.string(),
+    })
+    // The controller keeps backups for restores, so a truncated or altered file must be caught here.
+    .superRefine((backup, ctx) => {
+      const bytes = decodeBase64Strict(backup.content_base64);
+      if (bytes === undefined) {
+        ctx.addIssue({ code: 'custom', path: ['content_base64'], message: 'not standard padded base64' });
+        return;
+      }
+      if (bytes.length !== backup.size) {
+        ctx.addIssue({ code: 'custom', path: ['size'], message: `content has ${bytes.length} bytes` });
+      }
+      if (createHash('sha256').update(bytes).digest('hex') !== backup.sha256) {
+        ctx.addIssue({ code: 'custom', path: ['sha256'], message: 'does not match the content' });
+      }
+    }),
+);
 
 /** One movement of a reseller's router-side ledger, as the agent parsed it from the user comment. */
-const RESELLER_MOVEMENT_SCHEMA = z.object({
-  /** `txn_<unix ms>_<random>`, trimmed by the agent: the idempotency key of the imported line. */
-  id: z.string().regex(/^txn_\S{1,60}$/),
-  /** Signed integer XOF: credit positive, debit negative. */
-  amount: z.int(),
-  /** `recharge`, `achat`, `correction` as the app wrote it (lowercased); other words are kept. */
-  kind: z.string().max(40),
-  note: z.string().max(200).optional(),
-  /** Time carried by the id (`txn_<unix ms>_…`); null when the id holds no readable time. */
-  at: z.iso.datetime().nullable(),
-});
+const resellerMovementSchema = once(() =>
+  z.object({
+    /** `txn_<unix ms>_<random>`, trimmed by the agent: the idempotency key of the imported line. */
+    id: z.string().regex(/^txn_\S{1,60}$/),
+    /** Signed integer XOF: credit positive, debit negative. */
+    amount: z.int(),
+    /** `recharge`, `achat`, `correction` as the app wrote it (lowercased); other words are kept. */
+    kind: z.string().max(40),
+    note: z.string().max(200).optional(),
+    /** Time carried by the id (`txn_<unix ms>_…`); null when the id holds no readable time. */
+    at: z.iso.datetime().nullable(),
+  }),
+);
 
 /** A reseller account kept by the local app as a hotspot user whose comment starts `tnr1|`. */
-const RESELLER_ACCOUNT_SCHEMA = z.object({
-  /** The hotspot user's `name` as typed in the app (mixed case and spaces happen). */
-  name: label(),
-  /** The `u=` field when present (the same text as `name` when the app was consistent). */
-  login: z.string().max(200).optional(),
-  first_name: z.string().max(200).optional(),
-  last_name: z.string().max(200).optional(),
-  phone: z.string().max(100).optional(),
-  email: z.string().max(300).optional(),
-  /** `bal=` in integer XOF; null when absent or unreadable (the account cannot be taken over). */
-  balance: z.int().nullable(),
-  /** `com=` in percent; null when absent or unreadable. */
-  commission_rate: z.number().min(0).max(100).nullable(),
-  /** `cr=` as YYYY-MM-DD; null when absent or not a date. */
-  created_on: z.iso.date().nullable(),
-  /** The hotspot user is disabled: the app's way of suspending a reseller. */
-  disabled: z.boolean(),
-  /** Oldest first, as the comment keeps them (the app kept only the last 20). */
-  movements: z.array(RESELLER_MOVEMENT_SCHEMA).max(1000),
-  /** What the agent could not read in the comment (a movement skipped, a bad balance, …). */
-  warnings: z.array(z.string().max(300)).max(100),
-});
+const resellerAccountSchema = once(() =>
+  z.object({
+    /** The hotspot user's `name` as typed in the app (mixed case and spaces happen). */
+    name: label(),
+    /** The `u=` field when present (the same text as `name` when the app was consistent). */
+    login: z.string().max(200).optional(),
+    first_name: z.string().max(200).optional(),
+    last_name: z.string().max(200).optional(),
+    phone: z.string().max(100).optional(),
+    email: z.string().max(300).optional(),
+    /** `bal=` in integer XOF; null when absent or unreadable (the account cannot be taken over). */
+    balance: z.int().nullable(),
+    /** `com=` in percent; null when absent or unreadable. */
+    commission_rate: z.number().min(0).max(100).nullable(),
+    /** `cr=` as YYYY-MM-DD; null when absent or not a date. */
+    created_on: z.iso.date().nullable(),
+    /** The hotspot user is disabled: the app's way of suspending a reseller. */
+    disabled: z.boolean(),
+    /** Oldest first, as the comment keeps them (the app kept only the last 20). */
+    movements: z.array(resellerMovementSchema()).max(1000),
+    /** What the agent could not read in the comment (a movement skipped, a bad balance, …). */
+    warnings: z.array(z.string().max(300)).max(100),
+  }),
+);
 
 /** One `/system/script` entry that looks like a sale record (its name holds the `-|-` separator). */
-const SALES_ENTRY_SCHEMA = z.object({
-  /** RouterOS item id (`*1A`): the page cursor. */
-  script_id: z.string().regex(/^\*[0-9A-Fa-f]{1,16}$/),
-  /** Raw `date-|-time-|-code-|-price-|-ip-|-mac-|-validity-|-profile-|-comment[-|-expiry]`. */
-  name: z.string().min(1).max(2000),
-  /** The app's month tag (`mar2026`). */
-  owner: z.string().max(200).optional(),
-  comment: z.string().max(1000).optional(),
-  /** The script source when it is short (the app writes the event date there); longer ones are left out. */
-  source: z.string().max(64).optional(),
-});
+const salesEntrySchema = once(() =>
+  z.object({
+    /** RouterOS item id (`*1A`): the page cursor. */
+    script_id: z.string().regex(/^\*[0-9A-Fa-f]{1,16}$/),
+    /** Raw `date-|-time-|-code-|-price-|-ip-|-mac-|-validity-|-profile-|-comment[-|-expiry]`. */
+    name: z.string().min(1).max(2000),
+    /** The app's month tag (`mar2026`). */
+    owner: z.string().max(200).optional(),
+    comment: z.string().max(1000).optional(),
+    /** The script source when it is short (the app writes the event date there); longer ones are left out. */
+    source: z.string().max(64).optional(),
+  }),
+);
 
 // ---- remote access (WireGuard / SSTP transport, rescue relay) ----
 const WG_KEY = z
@@ -274,31 +291,30 @@ export const BANDWIDTH_APPLY_PARAMS = z.strictObject({
     .max(100),
 });
 
-/**
- * The closed command catalogue: name → params schema, output schema, default timeout.
- * Flat on purpose; a new command is one entry here (plus its handler in the agent).
- */
-export const COMMANDS = {
+// The catalogue's schemas are built when a command of that name is first checked, not when this
+// module loads: an idle agent holds the few it has used, not the whole catalogue (zod schemas cost
+// kilobytes of heap each).
+const COMMAND_SPECS = {
   /** Reads identity, model, versions, storage and uptime. */
-  'router.facts': {
+  'router.facts': () => ({
     params: z.strictObject({}),
     output: ROUTER_FACTS_SCHEMA,
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /** Round trip from the agent to the RouterOS API, in milliseconds. */
-  'router.ping': {
+  'router.ping': () => ({
     params: z.strictObject({}),
     output: z.object({ rtt_ms: z.number().min(0) }),
     defaultTimeoutSeconds: 10,
     effect: 'read',
-  },
+  }),
   /**
    * Lists the hotspot users (and their profiles when asked). `count` is the number of users. The
    * built-in `default-trial` user (any `default=true` user) is not a voucher and is left out. Each
    * user carries its usage counters (`uptime_seconds`, `bytes_in`, `bytes_out`) when they are not 0.
    */
-  'hotspot.users.export': {
+  'hotspot.users.export': () => ({
     params: z.strictObject({ include_profiles: z.boolean().optional() }),
     output: z
       .object({
@@ -312,13 +328,13 @@ export const COMMANDS = {
       }),
     defaultTimeoutSeconds: 120,
     effect: 'read',
-  },
+  }),
   /**
    * The names of the hotspot users, without the built-in ones (`default=true`, or named
    * `default-trial`): the migration's inventory and the return's check. One print of `name,default`
    * only, so it costs far fewer bytes than an export. Read only.
    */
-  'hotspot.users.names': {
+  'hotspot.users.names': () => ({
     params: z.strictObject({}),
     output: z
       .object({ names: z.array(label()).max(100_000), count })
@@ -328,17 +344,17 @@ export const COMMANDS = {
       }),
     defaultTimeoutSeconds: 60,
     effect: 'read',
-  },
+  }),
   /**
    * Number of entries of `/ip/hotspot/user` as the router counts them (`print count-only`), the
    * built-in `default-trial` included. A trap fails the command (ROUTER_TRAP). Read only.
    */
-  'hotspot.users.count': {
+  'hotspot.users.count': () => ({
     params: z.strictObject({}),
     output: z.object({ count }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /**
    * Removes the named hotspot users, between two router counts (`print count-only`) the controller
    * compares: the agent never judges a removal from the router's reply. If the first count traps,
@@ -349,7 +365,7 @@ export const COMMANDS = {
    * the router in `absent`; `requested` is the number of ids sent to remove. A trap on the removal
    * itself fails the command (ROUTER_TRAP). Idempotent: sent again, the names already removed are absent.
    */
-  'hotspot.users.remove': {
+  'hotspot.users.remove': () => ({
     params: z.strictObject({
       names: z
         .array(label())
@@ -385,12 +401,12 @@ export const COMMANDS = {
       }),
     defaultTimeoutSeconds: 120,
     effect: 'change',
-  },
+  }),
   /**
    * Puts hotspot user profiles back (return to local accounts): a profile of the same name is `set`
    * to the fields given (absent fields are left as they are), any other is added. Idempotent.
    */
-  'hotspot.profiles.restore': {
+  'hotspot.profiles.restore': () => ({
     params: z.strictObject({
       profiles: z
         .array(z.strictObject(HOTSPOT_PROFILE_FIELDS))
@@ -403,10 +419,10 @@ export const COMMANDS = {
           ),
         ),
     }),
-    output: RESTORE_OUTPUT_SCHEMA,
+    output: restoreOutputSchema(),
     defaultTimeoutSeconds: 60,
     effect: 'change',
-  },
+  }),
   /**
    * Puts backed-up hotspot users back, at most 40 a batch, in the export's shape (the usage
    * counters are accepted and ignored: RouterOS does not let them be written). A user of the same
@@ -415,7 +431,7 @@ export const COMMANDS = {
    * The profiles must exist. A trap on any add or set fails the command; replaying the batch is
    * harmless. Built-in users are never touched (a `default-trial` in the batch is skipped).
    */
-  'hotspot.users.restore': {
+  'hotspot.users.restore': () => ({
     params: z.strictObject({
       users: z
         .array(z.strictObject(HOTSPOT_USER_FIELDS))
@@ -428,48 +444,48 @@ export const COMMANDS = {
           ),
         ),
     }),
-    output: RESTORE_OUTPUT_SCHEMA,
+    output: restoreOutputSchema(),
     defaultTimeoutSeconds: 60,
     effect: 'change',
     secretParams: ['users'],
-  },
+  }),
   /**
    * Saves a RouterOS binary backup and returns it. `name` is the file stem on the router. A read:
    * it writes only its own backup file, never the configuration or the users.
    */
-  'backup.save': {
+  'backup.save': () => ({
     params: z.strictObject({
       name: z
         .string()
         .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
         .optional(),
     }),
-    output: BACKUP_OUTPUT_SCHEMA,
+    output: backupOutputSchema(),
     defaultTimeoutSeconds: 300,
     effect: 'read',
-  },
+  }),
   /**
    * Reads the reseller accounts the local app keeps in hotspot user comments (`tnr1|…`), parsed,
    * and counts the `vendu par <name>` tags of the other users per name as written. Read only.
    */
-  'resellers.export': {
+  'resellers.export': () => ({
     params: z.strictObject({}),
     output: z.object({
       /** Serial of the router read (the licence id on a CHR): keys the opening balance of a takeover. */
       serial: label(64),
-      accounts: z.array(RESELLER_ACCOUNT_SCHEMA).max(10_000),
+      accounts: z.array(resellerAccountSchema()).max(10_000),
       tags: z.array(z.object({ name: label(64), count: z.int().min(1) })).max(100_000),
       /** Hotspot users read, reseller accounts included. */
       users_scanned: count,
     }),
     defaultTimeoutSeconds: 120,
     effect: 'read',
-  },
+  }),
   /**
    * One page of the local sales history (`/system/script` entries whose name holds `-|-`), in
    * ascending id order after `cursor`, raw: the controller parses them. Read only.
    */
-  'sales.export': {
+  'sales.export': () => ({
     params: z.strictObject({
       cursor: z
         .string()
@@ -478,7 +494,7 @@ export const COMMANDS = {
       limit: z.int().min(1).max(5000).optional(),
     }),
     output: z.object({
-      entries: z.array(SALES_ENTRY_SCHEMA).max(5000),
+      entries: z.array(salesEntrySchema()).max(5000),
       /** Id of the last entry of this page when more follow; null on the last page. */
       next_cursor: z.string().nullable(),
       /** Script entries the router listed after the cursor, sales or not. */
@@ -486,12 +502,12 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 60,
     effect: 'read',
-  },
+  }),
   /**
    * Runs a RouterOS script once (`/system/script` add, run, remove): the RADIUS provisioning of an
    * enrolment. The script must be idempotent itself; a trap on any line fails the command.
    */
-  'router.script.apply': {
+  'router.script.apply': () => ({
     params: z.strictObject({
       name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/),
       source: z.string().min(1).max(65_536),
@@ -500,13 +516,13 @@ export const COMMANDS = {
     defaultTimeoutSeconds: 60,
     effect: 'change',
     secretParams: ['source'],
-  },
+  }),
   /**
    * Reads the router's RADIUS set-up for an enrolment check: the `/radius` entries whose comment
    * starts with `ticketnet:` (the secret only as its SHA-256), the hotspot server profiles' RADIUS
    * flags (`in_use`: a hotspot server runs on it) and `/radius incoming` accept. Read only.
    */
-  'radius.status': {
+  'radius.status': () => ({
     params: z.strictObject({}),
     output: z.object({
       radius: z
@@ -537,25 +553,56 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
+  // ---- the migration's compact reads (an older agent answers UNKNOWN_COMMAND: the controller
+  // then uses `hotspot.users.export` and `hotspot.users.names`)
+  /**
+   * `hotspot.users.export` in columns (`usersFromColumns` rebuilds the users): the same users,
+   * profiles and count, a quarter fewer bytes on the link once compressed. Read only.
+   */
+  'hotspot.users.columns': () => ({
+    params: z.strictObject({ include_profiles: z.boolean().optional() }),
+    output: z
+      .object({
+        users: hotspotUserColumnsSchema(),
+        profiles: z.array(HOTSPOT_PROFILE_SCHEMA).optional(),
+        count,
+      })
+      .refine((out) => out.count === out.users.name.length, {
+        path: ['count'],
+        message: 'must equal the number of users',
+      }),
+    defaultTimeoutSeconds: 120,
+    effect: 'read',
+  }),
+  /**
+   * How many hotspot users `hotspot.users.names` would list (built-in ones left out), without the
+   * names: the agent reads them from the router and sends the number only. Read only.
+   */
+  'hotspot.users.tally': () => ({
+    params: z.strictObject({}),
+    output: z.object({ count }),
+    defaultTimeoutSeconds: 60,
+    effect: 'read',
+  }),
   // --- ticket shop ---
   /**
    * The hotspot user profiles alone (`/ip/hotspot/user/profile`), in the export's shape: the
    * shop's router sync reads them every 30 minutes without carrying every user over a weak link.
    */
-  'hotspot.profiles.list': {
+  'hotspot.profiles.list': () => ({
     params: z.strictObject({}),
     output: z.object({ profiles: z.array(HOTSPOT_PROFILE_SCHEMA).max(1000) }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   // ---- remote access: applied only through the remote-access module's rules ----
   /**
    * Creates or updates the WireGuard interface `interface` (RouterOS 7 only) with the private key,
    * one peer (the {vpn_host} end) and the router's tunnel address. Idempotent: a replay rewrites
    * the same entries. Answers the public key the router derived from the private key.
    */
-  'vpn.wireguard.apply': {
+  'vpn.wireguard.apply': () => ({
     params: z.strictObject({
       interface: RA_INTERFACE,
       private_key: WG_KEY,
@@ -573,9 +620,9 @@ export const COMMANDS = {
     defaultTimeoutSeconds: 30,
     effect: 'change',
     secretParams: ['private_key', 'preshared_key'],
-  },
+  }),
   /** Creates or updates the SSTP client interface `interface` dialling the {vpn_host} end. Idempotent. */
-  'vpn.sstp.apply': {
+  'vpn.sstp.apply': () => ({
     params: z.strictObject({
       interface: RA_INTERFACE,
       connect_to: RA_HOST,
@@ -587,13 +634,13 @@ export const COMMANDS = {
     defaultTimeoutSeconds: 30,
     effect: 'change',
     secretParams: ['password'],
-  },
+  }),
   /**
    * Proves a transport on the router: the interface runs, the tunnel is up (WireGuard: the peer's
    * last handshake; SSTP: the client is connected), traffic passed, the router holds its own
    * management address, and pings from that address to the server's answer. Read only.
    */
-  'vpn.probe': {
+  'vpn.probe': () => ({
     params: z.strictObject({
       protocol: z.enum(TRANSPORT_PROTOCOLS),
       interface: RA_INTERFACE,
@@ -613,21 +660,21 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /** Removes a transport's interface (and its WireGuard peers) from the router; absent is done. */
-  'vpn.transport.remove': {
+  'vpn.transport.remove': () => ({
     params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE }),
     output: z.object({ removed: z.boolean() }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
-  },
+  }),
   /**
    * Rescue relay (MikroTik's Back To Home under `/ip/cloud`): dynamic DNS first, then the relay
    * VPN, then (7.14+) a per-user entry named `user`. Touches no firewall, address or route, and
    * never the L2TP/IPsec quick-setup server. A model or version without it answers
    * UNAVAILABLE_ON_MODEL (not a failure).
    */
-  'vpn.rescue.enable': {
+  'vpn.rescue.enable': () => ({
     params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/) }),
     output: z.object({
       state: z.enum(['ENABLING', 'UNAVAILABLE_ON_MODEL']),
@@ -635,12 +682,12 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
-  },
+  }),
   /**
    * Reads the relay's state and client profile. The profile holds a private key: it leaves the
    * agent only sealed (nacl.box) to `seal_to`, a one-time X25519 key of the controller.
    */
-  'vpn.rescue.read': {
+  'vpn.rescue.read': () => ({
     params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), seal_to: WG_KEY }),
     output: z.object({
       state: z.enum(['READY', 'NOT_READY', 'UNAVAILABLE_ON_MODEL']),
@@ -653,14 +700,14 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   // ---- Client equipment (controller/modules/equipment) -------------------------------------------
   /**
    * The LAN as the router sees it, raw: ARP entries, DHCP leases, its own addresses, the interfaces
    * holding a hotspot server and the container (veth) interfaces. The controller crosses and filters
    * them (docs/api/equipment.md). Read only.
    */
-  'lan.scan': {
+  'lan.scan': () => ({
     params: z.strictObject({}),
     output: z.object({
       arp: z
@@ -689,14 +736,14 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /**
    * Puts a device's access in place, idempotently: the DHCP lease made static (a static lease added
    * when the MAC has none), the one dst-nat rule marked `ticketnet:<id>` added or set to these
    * values and enabled (never a second one: extra marked rules are removed), and the netwatch probe
    * on the service port when `probe_interval_seconds` is given (removed when null).
    */
-  'equipment.pin': {
+  'equipment.pin': () => ({
     params: z.strictObject({
       ...EQUIPMENT_TARGET,
       service_port: z.int().min(1).max(65535),
@@ -719,27 +766,27 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
-  },
+  }),
   /** Reads what the router holds for each device (rule, lease, ARP, probe). Read only. */
-  'equipment.status': {
+  'equipment.status': () => ({
     params: z.strictObject({ devices: z.array(z.strictObject(EQUIPMENT_TARGET)).min(1).max(200) }),
     output: z.object({ devices: z.array(EQUIPMENT_STATE_SCHEMA).max(200) }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /** Removes the marked rule and probe of a device (the lease stays, as the owner may rely on it). */
-  'equipment.unpin': {
+  'equipment.unpin': () => ({
     params: z.strictObject({ device_id: z.uuid() }),
     output: z.object({ rules_removed: count, probes_removed: count }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
-  },
+  }),
   // ---- bandwidth programme (docs/bandwidth.md) ----
   /**
    * The hotspot's open sessions with their counters (`/ip/hotspot/active`): user, address and
    * bytes since login, for the bandwidth programme's targeted users. Read only.
    */
-  'hotspot.active.usage': {
+  'hotspot.active.usage': () => ({
     params: z.strictObject({}),
     output: z.object({
       sessions: z
@@ -755,7 +802,7 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
-  },
+  }),
   /**
    * Brings the router's bandwidth objects (comment `ticketnet:bw:<key>`, queue types named
    * `tn-bw-…`) to the set these params describe, in one idempotent pass: it reads the marked
@@ -764,7 +811,7 @@ export const COMMANDS = {
    * FastTrack works again. Counts what it found and wrote; `state` is ON when the capped parent
    * queues are on the router afterwards.
    */
-  'bandwidth.apply': {
+  'bandwidth.apply': () => ({
     params: BANDWIDTH_APPLY_PARAMS,
     output: z.object({
       found: count,
@@ -779,8 +826,29 @@ export const COMMANDS = {
     }),
     defaultTimeoutSeconds: 60,
     effect: 'change',
-  },
-} as const satisfies Record<string, CommandSpec>;
+  }),
+} as const satisfies Record<string, () => CommandSpec>;
+
+type CommandSpecs = typeof COMMAND_SPECS;
+
+/**
+ * The closed command catalogue: name → params schema, output schema, default timeout.
+ * Flat on purpose; a new command is one entry of `COMMAND_SPECS` (plus its handler in the agent).
+ * Each entry is built on first access and kept.
+ */
+export const COMMANDS: { readonly [N in keyof CommandSpecs]: ReturnType<CommandSpecs[N]> } =
+  builtOnFirstUse(COMMAND_SPECS);
+
+function builtOnFirstUse<B extends Record<string, () => unknown>>(
+  builders: B,
+): { readonly [K in keyof B]: ReturnType<B[K]> } {
+  const entries = {};
+  for (const [name, build] of Object.entries(builders)) {
+    let built: unknown;
+    Object.defineProperty(entries, name, { enumerable: true, get: () => (built ??= build()) });
+  }
+  return Object.freeze(entries) as { readonly [K in keyof B]: ReturnType<B[K]> };
+}
 
 /** Name of a command in the catalogue. */
 export type CommandName = keyof typeof COMMANDS;

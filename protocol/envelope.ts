@@ -16,6 +16,7 @@ import {
 import type { BatchableType, BatchedMessage, MessageBody, MessageType, Sender } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
 import { HANDSHAKE_VERSION, isSupportedVersion } from './version.js';
+import { isoTime } from './iso-time.js';
 
 const SIGNATURE_BYTES = 64;
 
@@ -166,7 +167,7 @@ export function signEnvelope<T extends MessageType>(
     type,
     sid: options.sid,
     seq: options.seq,
-    ts: (options.now ?? new Date()).toISOString(),
+    ts: isoTime(options.now),
     body: checkedBody,
   };
   const head = HEAD_SCHEMA.safeParse({ ...unsigned, sig: '' });

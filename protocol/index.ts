@@ -101,6 +101,8 @@ export {
   REDACTED,
   equipmentMarker,
 } from './commands.js';
+export { hotspotUserColumnsSchema, usersToColumns, usersFromColumns } from './hotspot-user-columns.js';
+export type { HotspotUserColumns } from './hotspot-user-columns.js';
 export type {
   CommandSpec,
   CommandEffect,
@@ -122,3 +124,4 @@ export {
   RADIUS_RELAY_REPORT_SCHEMA,
   type RadiusRelayReport,
 } from './radius-relay-report.js';
+export { isoTime } from './iso-time.js';

@@ -26,6 +26,7 @@ import { isoTimeSchema } from './fields.js';
 import type { MESSAGE_SCHEMAS, MessageType } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
 import { MAC_KEY_BYTES, type SessionKeys } from './session-keys.js';
+import { isoTime } from './iso-time.js';
 
 /** The protocol version of sealed frames. */
 export const SEALED_VERSION = 3;
@@ -74,7 +75,7 @@ export function sealFrame<T extends MessageType>(
     throw new ProtocolError('BAD_MESSAGE', `cannot seal ${type}: sequence number ${options.seq}`);
   }
   const checked = bodyToSend(type, body, SEALED_VERSION);
-  const ts = (options.now ?? new Date()).toISOString();
+  const ts = isoTime(options.now);
   let payload = Buffer.from(JSON.stringify({ type, ts, body: checked }), 'utf8');
   let flags = 0;
   if (payload.length >= (options.compressFrom ?? COMPRESS_FROM_BYTES)) {

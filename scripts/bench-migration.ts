@@ -249,7 +249,8 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
       return t;
     };
     const backupStart = firstAfter(mRows, 'backup.save', m0);
-    const removalStart = firstAfter(mRows, 'hotspot.users.names', at('IMPORT'));
+    // The removal opens with the router's count.
+    const removalStart = firstAfter(mRows, 'hotspot.users.count', at('IMPORT'));
     const mSteps = perStep(
       ['INVENTAIRE', 'SAUVEGARDE', 'IMPORT', 'CONFIG', 'RETRAIT_LOCAL', 'ARMEMENT'],
       [m0, backupStart, at('SAUVEGARDE'), at('IMPORT'), removalStart, at('RETRAIT_LOCAL')],

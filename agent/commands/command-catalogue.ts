@@ -1,10 +1,14 @@
 // The closed catalogue: one handler per command name of the protocol's COMMANDS. The mapped type
 // makes a command added to the protocol without a handler here a compile error.
-import { COMMANDS } from '../../protocol/index.js';
+import { COMMANDS, usersToColumns } from '../../protocol/index.js';
 import type { CommandName, CommandParams, MessageBody } from '../../protocol/index.js';
 import type { AgentLogger } from '../logger.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
-import { countHotspotUsers, listHotspotUserNames } from '../routeros/hotspot-user-inventory.js';
+import {
+  countHotspotUsers,
+  listHotspotUserNames,
+  tallyHotspotUsers,
+} from '../routeros/hotspot-user-inventory.js';
 import {
   exportHotspotUsers,
   listHotspotProfiles,
@@ -67,6 +71,14 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
       signal,
       ...(ftpPort !== undefined ? { ftpPort } : {}),
     }),
+  'hotspot.users.columns': async ({ router, params, signal }) => {
+    const out = await exportHotspotUsers(router, {
+      includeProfiles: params.include_profiles ?? false,
+      signal,
+    });
+    return { ...out, users: usersToColumns(out.users) };
+  },
+  'hotspot.users.tally': ({ router, signal }) => tallyHotspotUsers(router, { signal }),
   'resellers.export': ({ router, signal }) => exportResellers(router, { signal }),
   'sales.export': ({ router, params, signal }) =>
     exportSales(router, { signal, cursor: params.cursor, limit: params.limit }),

@@ -13,6 +13,7 @@ import { JournalCorruptError } from '../state/command-journal.js';
 import type { CommandBody, CommandJournal, JournalEntry, ResultBody } from '../state/command-journal.js';
 import type { CommandCatalogue, CommandContext, CommandHandler } from './command-catalogue.js';
 import { fault, faultFromError } from './fault-from-error.js';
+import { isoTime } from '../../protocol/index.js';
 
 /** Where acks and results go: the live link, or nowhere (false) while it is down. */
 export interface CommandTransport {
@@ -152,8 +153,8 @@ export class CommandExecutor {
     const entry: JournalEntry = {
       command,
       state: 'ACCEPTED',
-      received_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + ttl).toISOString(),
+      received_at: isoTime(now),
+      expires_at: isoTime(new Date(now.getTime() + ttl)),
       result_sent: false,
     };
     try {
@@ -179,9 +180,9 @@ export class CommandExecutor {
       if (!(err instanceof JournalCorruptError)) throw err;
       // Unknown outcome: report it as failed rather than risk running the command twice.
       const entry: JournalEntry = {
-        command: { id, name: 'unknown', params: {}, deadline: this.#now().toISOString() },
+        command: { id, name: 'unknown', params: {}, deadline: isoTime(this.#now()) },
         state: 'FAILED',
-        received_at: this.#now().toISOString(),
+        received_at: isoTime(this.#now()),
         result_sent: false,
       };
       entry.result = failed(
@@ -218,6 +219,10 @@ export class CommandExecutor {
     const { command } = entry;
     const check = parseCommandParams(command.name, command.params);
     if (!check.ok) return this.#finish(entry, failed(entry, check.fault));
+    // A catalogue without this command (an older build's, in tests) answers as that build would.
+    if (!Object.hasOwn(this.#o.catalogue, check.value.name)) {
+      return this.#finish(entry, failed(entry, fault('UNKNOWN_COMMAND', `unknown command ${command.name}`)));
+    }
     const now = this.#now();
     const remainingMs = this.#remainingMs(entry, now);
     if (remainingMs <= 0) {
@@ -229,7 +234,7 @@ export class CommandExecutor {
     // Stopping: leave it ACCEPTED, the next start runs it.
     if (this.#stopped) return;
     entry.state = 'RUNNING';
-    entry.started_at = now.toISOString();
+    entry.started_at = isoTime(now);
     await this.#o.journal.put(entry);
     this.#o.logger.info({ id: command.id, command: command.name }, 'command started');
     await this.#finish(entry, await this.#run(entry, check.value, remainingMs));
@@ -288,7 +293,7 @@ export class CommandExecutor {
     this.#expiry.delete(entry.command.id);
     entry.state = result.status;
     entry.result = result;
-    entry.finished_at = this.#now().toISOString();
+    entry.finished_at = isoTime(this.#now());
     await this.#o.journal.put(entry);
     const fields = { id: entry.command.id, command: entry.command.name, status: result.status };
     if (result.status === 'DONE') this.#o.logger.info(fields, 'command done');

@@ -3,6 +3,7 @@
 // Pure and tolerant: a real fleet has trailing spaces, missing keys, unknown keys, keys in another
 // order and accents. What cannot be read is skipped with a warning, never guessed.
 // Format: test/routeros-sim/README.md, "Reseller accounts on the router".
+import { isoTime } from '../../protocol/index.js';
 
 export const RESELLER_COMMENT_MARKER = 'tnr1';
 
@@ -175,14 +176,14 @@ function timeOfId(id: string): string | null {
   const ms = Number(digits) * (digits.length === 10 ? 1000 : 1);
   const d = new Date(ms);
   // Before 2010 or after 2100 is not a movement time, whatever the digits say.
-  return ms >= Date.UTC(2010, 0, 1) && ms < Date.UTC(2100, 0, 1) ? d.toISOString() : null;
+  return ms >= Date.UTC(2010, 0, 1) && ms < Date.UTC(2100, 0, 1) ? isoTime(d) : null;
 }
 
 function isCalendarDate(t: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(t);
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  return d.toISOString().slice(0, 10) === t;
+  return isoTime(d).slice(0, 10) === t;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Identity } from '../state/identity-store.js';
 import type { KeyPair, MessageBody } from '../../protocol/index.js';
 import { normaliseControllerUrl } from './controller-url.js';
+import { isoTime } from '../../protocol/index.js';
 
 /** The identity to save after a successful enrol: this key pair, the ids and the controller key to pin. */
 export function identityFromWelcome(
@@ -18,6 +19,6 @@ export function identityFromWelcome(
     controller_key: controllerKey,
     agent_public_key: keyPair.publicKey,
     agent_secret_key: keyPair.secretKey,
-    enrolled_at: now.toISOString(),
+    enrolled_at: isoTime(now),
   };
 }

@@ -54,6 +54,25 @@ export async function listHotspotUserNames(
   return { names, count: names.length };
 }
 
+/**
+ * How many users `listHotspotUserNames` would list: the same print, counted here so that only the
+ * number crosses the agent link.
+ */
+export async function tallyHotspotUsers(
+  conn: RouterConnection,
+  options: RouterCallOptions = {},
+): Promise<{ count: number }> {
+  let count = 0;
+  await conn.printEach(
+    HOTSPOT_USER_MENU,
+    (r) => {
+      if (r.name && !isBuiltInHotspotUser(r)) count++;
+    },
+    { ...callOptions(options), proplist: ['name', 'default'] },
+  );
+  return { count };
+}
+
 /** Entries of /ip/hotspot/user, built-in ones included, counted by the router (`print count-only`). */
 export async function countHotspotUsers(
   conn: RouterConnection,

@@ -26,6 +26,7 @@ import { ReportScheduler } from '../telemetry/report-scheduler.js';
 import { AGENT_VERSION } from '../version.js';
 import { writeLinkStatus } from './link-status.js';
 import type { LinkStatus } from './link-status.js';
+import { isoTime } from '../../protocol/index.js';
 
 export interface AgentRuntimeOptions {
   stateDir: string;
@@ -87,7 +88,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     controllerUrl: options.controllerUrl,
     enrolCode: options.enrolCode,
     agentVersion: AGENT_VERSION,
-    capabilities: CATALOGUE_NAMES,
+    capabilities: options.catalogue ? Object.keys(options.catalogue) : CATALOGUE_NAMES,
     // Best effort and quick: enrolment must not wait on a router that is not there.
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
     onCommand: (command) => void executor.receive(command),
@@ -128,7 +129,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     ...options.reports,
   });
 
-  let status: LinkStatus = { pid: process.pid, state: 'connecting', since: now().toISOString() };
+  let status: LinkStatus = { pid: process.pid, state: 'connecting', since: isoTime(now()) };
   // Writes in order, so an older state never lands after a newer one.
   let statusWrites = Promise.resolve();
   const saveStatus = (patch: Partial<LinkStatus>): void => {
@@ -139,7 +140,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
       .catch(() => undefined);
   };
   link.on('ready', () => {
-    saveStatus({ state: 'ready', since: now().toISOString() });
+    saveStatus({ state: 'ready', since: isoTime(now()) });
     void radiusRelay?.refreshRouterAddresses();
     reports.onConnected();
     void executor.resendUnsent().catch((err: unknown) => logger.warn(errorFields(err), 'resend failed'));
@@ -147,11 +148,11 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   link.on('down', (error) =>
     saveStatus({
       state: 'waiting',
-      since: now().toISOString(),
-      last_error: { code: error.code, message: error.message, at: now().toISOString() },
+      since: isoTime(now()),
+      last_error: { code: error.code, message: error.message, at: isoTime(now()) },
     }),
   );
-  link.on('stopped', () => saveStatus({ state: 'stopped', since: now().toISOString() }));
+  link.on('stopped', () => saveStatus({ state: 'stopped', since: isoTime(now()) }));
 
   await journal.prune(now());
   await executor.recover();

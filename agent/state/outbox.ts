@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { isoTimeSchema, jsonObjectSchema, MESSAGE_SCHEMAS, uuidSchema } from '../../protocol/index.js';
 import type { MessageBody } from '../../protocol/index.js';
 import { readTextIfExists, removeFileDurably, TEMP_PREFIX, writeFileAtomic } from './atomic-file.js';
+import { isoTime } from '../../protocol/index.js';
 
 /** A report as stored and as sent (the body of a `report` message). */
 export type Report = MessageBody<'report'>;
@@ -105,7 +106,7 @@ export class Outbox {
 
   /** Stores a new report durably and returns it; it is sent when the link allows. */
   async add(kind: ReportKind, data: Record<string, unknown>, at: Date): Promise<Report> {
-    const report = REPORT_FILE_SCHEMA.parse({ id: uuidv7(), kind, at: at.toISOString(), data });
+    const report = REPORT_FILE_SCHEMA.parse({ id: uuidv7(), kind, at: isoTime(at), data });
     // The seq is taken before the first await so concurrent adds keep their call order.
     const seq = this.#nextSeq++;
     const file = `${String(seq).padStart(12, '0')}-${report.id}.json`;

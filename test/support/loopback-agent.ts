@@ -1,5 +1,6 @@
 // The real agent runtime in the test process, enrolled on a controller and driving a RouterOS
 // simulator, both on loopback: quiet logs, fast reconnects, no periodic reports to wait behind.
+import type { CommandCatalogue } from '../../agent/commands/command-catalogue.js';
 import { SILENT_LOGGER, type AgentLogger } from '../../agent/logger.js';
 import { startAgent, type RunningAgent } from '../../agent/runtime/agent-runtime.js';
 
@@ -13,6 +14,8 @@ export interface LoopbackAgentOptions {
   relay?: { host?: string; authPort: number; acctPort: number } | undefined;
   /** Where the agent logs (silent when absent). */
   logger?: AgentLogger;
+  /** Replaces the router catalogue (an older build's, without its newer commands). */
+  catalogue?: CommandCatalogue;
 }
 
 export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgent> {
@@ -32,6 +35,7 @@ export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgen
     },
     link: { backoff: { baseMs: 20, capMs: 200 } },
     ...(o.relay ? { radiusRelay: { host: '127.0.0.1', ...o.relay, allow: [] } } : {}),
+    ...(o.catalogue ? { catalogue: o.catalogue } : {}),
     reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
   });
 }

@@ -1,8 +1,11 @@
-// Step 1, the migration inventory: read only, through the agent. Local accounts are read as names
-// (a plain print, not `count-only`): null when they could not be read, never a guessed zero.
+// Step 1, the migration inventory: read only, through the agent. Local accounts are counted by the
+// agent from a plain print (not `count-only`, which would count the built-in user too), and only
+// the number crosses the link; an agent that predates that command lists the names instead. The
+// count is null when they could not be read, never a guessed zero.
+import type { AgentOutcome, AgentTarget } from '../../hub/index.js';
 import type { AllocationView } from '../allocations/index.js';
 import type { MigrationDeps } from './deps.js';
-import { callRouter, outcomeReason } from './router-calls.js';
+import { callRouter, outcomeReason, unknownToAgent } from './router-calls.js';
 import {
   flashMo,
   MAX_LOCAL_ACCOUNTS,
@@ -29,8 +32,6 @@ export interface InventoryView {
 
 export interface InventoryRead {
   view: InventoryView;
-  /** The local account names read (default users left out); null when unreadable. */
-  names: string[] | null;
 }
 
 // Above this many accounts the run is long enough on a slow link to warn about it.
@@ -51,7 +52,7 @@ export async function readInventory(
   // The agent's link answered (tunnel) and, through it, the router answered (reachable).
   let tunnel = false;
   let reachable = false;
-  let names: string[] | null = null;
+  let comptes: number | null = null;
   let freeBytes = allocation.router.free_hdd_bytes;
   let serial = allocation.router.serial;
   if (allocation.link_state !== 'CONNECTED') {
@@ -63,9 +64,9 @@ export async function readInventory(
       reachable = true;
       freeBytes = facts.output.free_hdd_bytes;
       serial = facts.output.serial;
-      const listed = await callRouter(deps, target, 'hotspot.users.names', {});
-      if (listed.kind === 'done') names = listed.output.names;
-      else warnings.push(`Lecture des comptes locaux impossible : ${outcomeReason(listed)}.`);
+      const read = await countLocalAccounts(deps, target);
+      if (read.kind === 'done') comptes = read.output.count;
+      else warnings.push(`Lecture des comptes locaux impossible : ${outcomeReason(read)}.`);
     } else {
       warnings.push(`Le routeur ne répond pas à son agent : ${outcomeReason(facts)}.`);
     }
@@ -74,7 +75,6 @@ export async function readInventory(
     warnings.push("L'espace flash indiqué est celui du dernier rapport de l'agent.");
   }
 
-  const comptes = names === null ? null : names.length;
   const flash = flashMo(freeBytes);
   const facts = { licenceActive: licence.active, reachable, comptes, flashMo: flash };
   const motif = refusalMotif(facts);
@@ -88,7 +88,6 @@ export async function readInventory(
   if (nasId === null) warnings.push("Le routeur n'est pas encore un NAS RADIUS : la migration l'enrôlera.");
 
   return {
-    names,
     view: {
       allocation_id: allocation.id,
       nas_id: nasId,
@@ -103,4 +102,15 @@ export async function readInventory(
       avertissements: warnings,
     },
   };
+}
+
+/** The local accounts (built-in ones left out), counted on the agent; listed by an older agent. */
+async function countLocalAccounts(
+  deps: MigrationDeps,
+  target: AgentTarget,
+): Promise<AgentOutcome<{ count: number }>> {
+  const tallied = await callRouter(deps, target, 'hotspot.users.tally', {});
+  if (!unknownToAgent(tallied)) return tallied;
+  const listed = await callRouter(deps, target, 'hotspot.users.names', {});
+  return listed.kind === 'done' ? { kind: 'done', output: { count: listed.output.count } } : listed;
 }

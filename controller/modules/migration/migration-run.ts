@@ -12,7 +12,13 @@ import { iso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import { errorFields } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
-import { decodeAccounts, encodeAccounts, type BackupAccounts, type ExportedUser } from './backup-accounts.js';
+import {
+  decodeAccounts,
+  encodeAccounts,
+  exportAccounts,
+  type BackupAccounts,
+  type ExportedUser,
+} from './backup-accounts.js';
 import type { MigrationDeps } from './deps.js';
 import { runFailed, type MigrationErrorCode } from './errors.js';
 import { readInventory } from './inventory.js';
@@ -153,7 +159,7 @@ export class MigrationRun {
     if (saved.output.size === 0) {
       return this.#stop('SAUVEGARDE', 'MIGRATION_BACKUP_EMPTY', 'The router wrote an empty backup file');
     }
-    const exported = await callRouter(deps, this.#target, 'hotspot.users.export', { include_profiles: true });
+    const exported = await exportAccounts(deps, this.#target);
     if (exported.kind !== 'done') {
       return this.#stop(
         'SAUVEGARDE',
@@ -161,7 +167,7 @@ export class MigrationRun {
         `Hotspot accounts could not be exported: ${outcomeReason(exported)}`,
       );
     }
-    const fresh: BackupAccounts = { profiles: exported.output.profiles ?? [], users: exported.output.users };
+    const fresh = exported.output;
     // Within a cycle the backup only grows: an earlier run of this migration may have removed
     // accounts (even if it died before counting them), and the return must find them here.
     const previous = await this.#previousAccounts();
@@ -293,27 +299,20 @@ export class MigrationRun {
       await this.#notify({ step: 'RETRAIT_LOCAL', retires, raison: decision.raison, restes: null });
       return;
     }
-    const listed = await callRouter(this.deps, this.#target, 'hotspot.users.names', {});
-    if (listed.kind !== 'done') {
-      return this.#removalStopped(
-        'MIGRATION_COUNT_FAILED',
-        `Local accounts unreadable: ${outcomeReason(listed)}`,
-      );
-    }
-    // Only what RADIUS holds leaves the router: an account created after the backup stays.
-    const toRemove = listed.output.names.filter((n) => n !== SPARED_USER && confirmed.has(n));
-    const restes = listed.output.names.length - toRemove.length;
-    // Imported accounts already gone: an earlier run removed them (it may have died before counting).
-    this.#retires = confirmed.size - toRemove.length;
-    await this.#save({ retires: this.#retires });
+    // Only what RADIUS holds leaves the router: the batches name the confirmed accounts, and an
+    // account created after the backup is in none. The router is not listed first: each batch says
+    // which of its names are already gone (`absent`), so the names cross the link once, not twice.
+    // Sorted, a batch compresses better (codes that share their first letters sit together).
+    const toRemove = [...confirmed].filter((n) => n !== SPARED_USER).sort();
     const counted = await callRouter(this.deps, this.#target, 'hotspot.users.count', {});
     if (counted.kind !== 'done') {
       return this.#removalStopped('MIGRATION_COUNT_FAILED', `Count impossible: ${outcomeReason(counted)}`);
     }
 
-    const earlier = this.#retires;
+    // Imported accounts already gone: an earlier run removed them (it may have died before counting).
+    const removal = { gone: 0, removed: 0, base: this.#retires };
     for (let i = 0; i < toRemove.length; i += this.deps.options.removeBatch) {
-      await this.#removeBatch(toRemove.slice(i, i + this.deps.options.removeBatch));
+      await this.#removeBatch(toRemove.slice(i, i + this.deps.options.removeBatch), removal);
     }
     // The whole removal by count too: a batch sent again after an interruption finds absent the
     // accounts its first attempt removed, which its own counts cannot show.
@@ -324,13 +323,31 @@ export class MigrationRun {
         `Removal done but the router cannot be counted after it: ${outcomeReason(final)}`,
       );
     }
-    this.#retires = earlier + Math.max(0, counted.output.count - final.output.count);
+    this.#retires = removal.gone + Math.max(0, counted.output.count - final.output.count);
     await this.#save({ retires: this.#retires });
-    this.#etapes.push({ etape: 'RETRAIT_LOCAL', etat: 'OK', retires: this.#retires, restes });
+    // What stays: the accounts RADIUS does not hold. Listed after the removal, so the names that
+    // cross the link are only those few.
+    const left = await callRouter(this.deps, this.#target, 'hotspot.users.names', {});
+    const restes = left.kind === 'done' ? left.output.names.filter((n) => !confirmed.has(n)).length : null;
+    this.#etapes.push({
+      etape: 'RETRAIT_LOCAL',
+      etat: 'OK',
+      retires: this.#retires,
+      ...(restes === null ? {} : { restes }),
+    });
     await this.#notify({ step: 'RETRAIT_LOCAL', retires: this.#retires, raison: null, restes });
   }
 
-  async #removeBatch(names: string[]): Promise<void> {
+  /**
+   * One batch, sent again while it makes progress. `removal.gone` gets the names its first answer
+   * found absent (removed before this run), `removal.removed` what the counts show it removed; the
+   * row's `retires` is written after each answer, so it says what the router lost even if this run
+   * dies now.
+   */
+  async #removeBatch(
+    names: string[],
+    removal: { gone: number; removed: number; base: number },
+  ): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const out = await callRouter(this.deps, this.#target, 'hotspot.users.remove', { names });
       if (out.kind !== 'done') {
@@ -345,16 +362,21 @@ export class MigrationRun {
           `Count impossible before removal: ${out.output.count_error ?? 'no count'}`,
         );
       }
+      // Only a first attempt's absent names were gone before this run: a later attempt also finds
+      // absent those the interrupted one removed, which the counts show already.
+      if (attempt === 1) removal.gone += out.output.absent;
       if (verdict.kind === 'UNVERIFIED') {
         return this.#removalStopped(
           'MIGRATION_REMOVE_UNVERIFIED',
           `Removal sent but the router cannot be counted after it: ${out.output.count_error ?? 'no count'}`,
         );
       }
-      if (verdict.removed > 0) {
-        this.#retires += verdict.removed;
-        // Written at once, so the row says what the router lost even if this run dies now.
-        await this.#save({ retires: this.#retires });
+      removal.removed += verdict.removed;
+      // Never below what an earlier run of the cycle already wrote.
+      const retires = Math.max(removal.base, removal.gone + removal.removed);
+      if (retires !== this.#retires) {
+        this.#retires = retires;
+        await this.#save({ retires });
       }
       if (verdict.removed === out.output.requested) return;
       if (verdict.removed === 0 || attempt >= REMOVE_ATTEMPTS) {

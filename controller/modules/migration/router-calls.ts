@@ -23,6 +23,14 @@ export function callRouter<N extends CommandName>(
   return deps.runner.run(target, name, params, waitFor(deps, name));
 }
 
+/**
+ * True when the agent does not know the command (a build older than it): the caller then asks with
+ * the older command that answers the same question at a higher cost in bytes.
+ */
+export function unknownToAgent(outcome: AgentOutcome<unknown>): boolean {
+  return outcome.kind === 'refused' && outcome.fault.code === 'UNKNOWN_COMMAND';
+}
+
 /** One line for logs and answers: why a command gave no output. */
 export function outcomeReason(outcome: Exclude<AgentOutcome<unknown>, { kind: 'done' }>): string {
   return outcome.kind === 'timeout'

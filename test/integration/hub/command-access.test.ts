@@ -67,6 +67,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
   'hotspot.active.usage': {},
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
+  'hotspot.users.columns': { include_profiles: true },
+  'hotspot.users.tally': {},
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -98,6 +100,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'equipment.unpin': 403,
   'hotspot.active.usage': 202,
   'bandwidth.apply': 403,
+  'hotspot.users.columns': 202,
+  'hotspot.users.tally': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

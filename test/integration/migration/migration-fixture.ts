@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { pino } from 'pino';
+import type { CommandCatalogue } from '../../../agent/commands/command-catalogue.js';
 import type { RunningAgent } from '../../../agent/runtime/agent-runtime.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';
 import { createController } from '../../../controller/controller.js';
@@ -76,8 +77,10 @@ export class MigrationFixture {
   }
 
   /** A simulated router with a real agent enrolled on a new allocation of the client. */
-  async site(options: Partial<RouterSimOptions> & { users?: number } = {}): Promise<Site> {
-    const { users, ...simOptions } = options;
+  async site(
+    options: Partial<RouterSimOptions> & { users?: number; catalogue?: CommandCatalogue } = {},
+  ): Promise<Site> {
+    const { users, catalogue, ...simOptions } = options;
     const sim = new RouterSim({
       serial: '4C0FFEE01A',
       version: '7.19',
@@ -101,6 +104,7 @@ export class MigrationFixture {
       enrolCode: enrolment.code,
       router: { port: sim.port, password: SIM_PASSWORD },
       relay: this.#relay,
+      ...(catalogue ? { catalogue } : {}),
     });
     this.#cleanups.push(() => agent.stop());
     await this.waitLink(allocation.id, 'CONNECTED');
@@ -162,3 +166,17 @@ export const hotspotUsesRadius = (sim: RouterSim): boolean[] =>
     .table('/ip/hotspot/profile')
     .list()
     .map((r) => r.props['use-radius'] === 'true');
+
+/** The agent commands an allocation was sent, oldest first: name, and the JSON of params and output. */
+export async function sentCommands(
+  f: MigrationFixture,
+  allocationId: string,
+): Promise<{ name: string; params: string; output: string | null }[]> {
+  return f.t.db.db
+    .selectFrom('agent_commands')
+    .select(['name', 'params', 'output'])
+    .where('allocation_id', '=', allocationId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
