@@ -24,6 +24,16 @@ export const MAX_BATCH_MESSAGES = 256;
 /** Most bytes one `stream_data` carries (before base64). */
 export const STREAM_CHUNK_BYTES = 64 * 1024;
 
+/**
+ * Bytes the controller may send on a stream before `stream_opened` (the agent buffers them until
+ * its connection to the router is up): a relayed request leaves with its `stream_open`, without
+ * waiting a round trip. Every agent's window is at least this much.
+ */
+export const STREAM_EARLY_BYTES = 64 * 1024;
+
+/** A receiver grants credit back in steps of at least this part of the window (1/4): fewer frames. */
+export const STREAM_CREDIT_DIVISOR = 4;
+
 const agentVersion = label(64);
 const ephemeralKeySchema = base64Bytes(32, 32);
 const commandName = z

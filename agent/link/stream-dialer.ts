@@ -4,11 +4,19 @@
 // as much as the other has granted (`stream_credit`): a slow reader pauses the sender's socket, so
 // neither end buffers more than a window per stream whatever the device or the browser does.
 import { connect, type Socket } from 'node:net';
-import { STREAM_CHUNK_BYTES, type MessageBody, type MessageOf } from '../../protocol/index.js';
+import {
+  STREAM_CHUNK_BYTES,
+  STREAM_CREDIT_DIVISOR,
+  type MessageBody,
+  type MessageOf,
+} from '../../protocol/index.js';
 import type { StreamMessageType } from './link-session.js';
 
 /** Bytes the agent may hold for one stream before the controller has written them on. */
 export const STREAM_WINDOW = 512 * 1024;
+// Credit goes back once a quarter window is owed, not per chunk: the controller still has 3/4 of
+// the window meanwhile, so it never waits for it, and a small request costs no credit frame.
+const CREDIT_STEP = STREAM_WINDOW / STREAM_CREDIT_DIVISOR;
 /**
  * Streams one link may carry at once; more are refused. With the window each way, at most 16 MiB
  * of stream bytes in the agent (a browser opens ~6 connections per host).
@@ -25,6 +33,8 @@ interface Stream {
   socket: Socket;
   /** Bytes the controller will still take. */
   credit: number;
+  /** Bytes of the controller the router's socket took, not yet granted back. */
+  owed: number;
   open: boolean;
 }
 
@@ -51,10 +61,16 @@ export class StreamDialer {
       case 'stream_data': {
         const stream = this.#streams.get(message.body.id);
         if (!stream) return;
+        const { id } = message.body;
         const bytes = Buffer.from(message.body.data, 'base64');
-        // credit back once the router's socket took the bytes: the controller never runs ahead of it
+        // Credit back once the router's socket took the bytes: the controller never runs ahead of it.
+        // Bytes sent before the connection is up wait in the socket (the controller's early bytes).
         stream.socket.write(bytes, (err) => {
-          if (!err) void this.options.send('stream_credit', { id: message.body.id, bytes: bytes.length });
+          if (err) return;
+          stream.owed += bytes.length;
+          if (stream.owed < CREDIT_STEP || this.#streams.get(id) !== stream) return;
+          void this.options.send('stream_credit', { id, bytes: stream.owed });
+          stream.owed = 0;
         });
         return;
       }
@@ -91,7 +107,7 @@ export class StreamDialer {
     }
     const socket = connect({ host: this.options.host, port: body.port, timeout: CONNECT_TIMEOUT_MS });
     socket.setNoDelay(true);
-    const stream: Stream = { socket, credit: body.window, open: false };
+    const stream: Stream = { socket, credit: body.window, owed: 0, open: false };
     this.#streams.set(id, stream);
     let closed = false;
     const close = (reason: MessageBody<'stream_close'>['reason'], message?: string) => {

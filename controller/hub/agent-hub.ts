@@ -359,9 +359,9 @@ export class AgentHub implements SessionHost, LocalLinks {
   /**
    * A byte stream to `port` of the allocation's router, opened by its agent, when this instance
    * holds the link in version 3; undefined otherwise (link down, held elsewhere, an older agent).
-   * Rejects with StreamOpenError when the agent cannot connect.
+   * Usable at once; destroyed with a StreamOpenError when the agent cannot connect.
    */
-  openStream(allocationId: string, port: number): Promise<RelayStream> | undefined {
+  openStream(allocationId: string, port: number): RelayStream | undefined {
     const session = this.#links.get(allocationId);
     if (!session?.isOpen || session.version < 3) return undefined;
     return session.streams.open(port);

@@ -4,11 +4,20 @@
 // pipe uses it like a socket and its backpressure reaches the far end: the browser waits for the
 // device, and a slow browser pauses the device's socket on the agent.
 import { Duplex } from 'node:stream';
-import { STREAM_CHUNK_BYTES, type MessageBody, type MessageOf } from '../../protocol/index.js';
+import {
+  STREAM_CHUNK_BYTES,
+  STREAM_CREDIT_DIVISOR,
+  STREAM_EARLY_BYTES,
+  type MessageBody,
+  type MessageOf,
+} from '../../protocol/index.js';
 import { newId } from '../core/ids.js';
 
 /** Bytes this end may hold for one stream before it has passed them on. */
 export const CONTROLLER_STREAM_WINDOW = 512 * 1024;
+// Credit goes back once a quarter window is owed, not per chunk: the agent still has 3/4 of its
+// window to send meanwhile, so it never waits for it, and a small answer costs no credit frame.
+const CREDIT_STEP = CONTROLLER_STREAM_WINDOW / STREAM_CREDIT_DIVISOR;
 const OPEN_TIMEOUT_MS = 15_000;
 
 export type StreamSend = <T extends 'stream_open' | 'stream_data' | 'stream_credit' | 'stream_close'>(
@@ -31,8 +40,9 @@ export class StreamOpenError extends Error {
 }
 
 export class RelayStream extends Duplex {
-  #credit = 0;
-  /** Bytes received and handed on, not yet granted back (the reader is behind). */
+  // Before `stream_opened`, what the agent buffers while it connects (the request goes at once).
+  #credit = STREAM_EARLY_BYTES;
+  /** Bytes received, not yet granted back (fewer than a step, or the reader is behind). */
   #owed = 0;
   #pending: { chunk: Buffer; at: number; cb: (err?: Error | null) => void } | undefined;
   #closedByPeer = false;
@@ -46,9 +56,9 @@ export class RelayStream extends Duplex {
     this.on('error', () => undefined);
   }
 
-  /** The agent is connected to the router: it may receive `window` bytes. */
+  /** The agent is connected to the router: it may receive `window` bytes (early ones included). */
   opened(window: number): void {
-    this.#credit = window;
+    this.credit(Math.max(0, window - STREAM_EARLY_BYTES));
   }
 
   credit(bytes: number): void {
@@ -61,8 +71,15 @@ export class RelayStream extends Duplex {
   }
 
   data(bytes: Buffer): void {
-    if (this.push(bytes)) this.mux.send('stream_credit', { id: this.id, bytes: bytes.length });
-    else this.#owed += bytes.length;
+    this.#owed += bytes.length;
+    // when the reader is behind, `_read` grants once it has caught up
+    if (this.push(bytes)) this.#grant();
+  }
+
+  #grant(): void {
+    if (this.#owed < CREDIT_STEP) return;
+    this.mux.send('stream_credit', { id: this.id, bytes: this.#owed });
+    this.#owed = 0;
   }
 
   peerClosed(reason: MessageBody<'stream_close'>['reason'], message?: string): void {
@@ -72,10 +89,7 @@ export class RelayStream extends Duplex {
   }
 
   override _read(): void {
-    if (this.#owed > 0) {
-      this.mux.send('stream_credit', { id: this.id, bytes: this.#owed });
-      this.#owed = 0;
-    }
+    this.#grant();
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
@@ -107,7 +121,8 @@ export class RelayStream extends Duplex {
 /** The streams of one agent session. */
 export class StreamMux {
   readonly #streams = new Map<string, RelayStream>();
-  readonly #opening = new Map<string, { resolve: () => void; reject: (err: StreamOpenError) => void }>();
+  /** Streams not yet answered by the agent: what stops their opening timer. */
+  readonly #opening = new Map<string, () => void>();
 
   constructor(readonly send: StreamSend) {}
 
@@ -115,29 +130,23 @@ export class StreamMux {
     return this.#streams.size;
   }
 
-  /** A stream to the router's `port`, once the agent says it is connected. */
-  open(port: number): Promise<RelayStream> {
+  /**
+   * A stream to the router's `port`, usable at once: its first `STREAM_EARLY_BYTES` leave with the
+   * `stream_open`, the rest once the agent says it is connected. A refusal (or no answer in time)
+   * destroys the stream with a StreamOpenError.
+   */
+  open(port: number): RelayStream {
     const id = newId();
     const stream = new RelayStream(id, this);
     this.#streams.set(id, stream);
-    return new Promise<RelayStream>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#opening.delete(id);
-        stream.destroy();
-        reject(new StreamOpenError('timeout', 'the agent did not open the stream in time'));
-      }, OPEN_TIMEOUT_MS);
-      this.#opening.set(id, {
-        resolve: () => {
-          clearTimeout(timer);
-          resolve(stream);
-        },
-        reject: (err) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      });
-      this.send('stream_open', { id, port, window: CONTROLLER_STREAM_WINDOW });
-    });
+    const timer = setTimeout(() => {
+      this.#opening.delete(id);
+      stream.destroy(new StreamOpenError('timeout', 'the agent did not open the stream in time'));
+    }, OPEN_TIMEOUT_MS);
+    timer.unref();
+    this.#opening.set(id, () => clearTimeout(timer));
+    this.send('stream_open', { id, port, window: CONTROLLER_STREAM_WINDOW });
+    return stream;
   }
 
   receive(message: AgentStreamMessage): void {
@@ -145,9 +154,8 @@ export class StreamMux {
     if (!stream) return;
     switch (message.type) {
       case 'stream_opened':
+        this.#settled(stream.id);
         stream.opened(message.body.window);
-        this.#opening.get(stream.id)?.resolve();
-        this.#opening.delete(stream.id);
         return;
       case 'stream_data':
         stream.data(Buffer.from(message.body.data, 'base64'));
@@ -155,28 +163,27 @@ export class StreamMux {
       case 'stream_credit':
         stream.credit(message.body.bytes);
         return;
-      case 'stream_close': {
-        const opening = this.#opening.get(stream.id);
-        this.#opening.delete(stream.id);
-        opening?.reject(
-          new StreamOpenError(message.body.reason, message.body.message ?? message.body.reason),
-        );
+      case 'stream_close':
+        this.#settled(stream.id);
         stream.peerClosed(message.body.reason, message.body.message);
         return;
-      }
     }
   }
 
   forget(id: string): void {
+    this.#settled(id);
     this.#streams.delete(id);
+  }
+
+  #settled(id: string): void {
+    this.#opening.get(id)?.();
+    this.#opening.delete(id);
   }
 
   /** The link is gone: every stream ends with an error. */
   closeAll(): void {
-    for (const [id, opening] of this.#opening) {
-      opening.reject(new StreamOpenError('closed', 'the agent link closed'));
-      this.#opening.delete(id);
-    }
+    for (const stop of this.#opening.values()) stop();
+    this.#opening.clear();
     for (const stream of this.#streams.values()) stream.peerClosed('error', 'the agent link closed');
     this.#streams.clear();
   }

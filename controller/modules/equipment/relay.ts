@@ -8,7 +8,7 @@ import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHead
 import { connect as tlsConnect } from 'node:tls';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../../core/app-error.js';
-import type { AgentHub, RelayStream } from '../../hub/index.js';
+import { StreamOpenError, type AgentHub, type RelayStream } from '../../hub/index.js';
 import type { AccountPrincipal } from '../../http/principal.js';
 import { EQUIPMENT_BASE } from './device-view.js';
 import type { EquipmentService } from './service.js';
@@ -73,20 +73,13 @@ export async function openAndRelay(
 ): Promise<void> {
   {
     const target = await deps.equipment.relayTarget(tenantId, deviceId);
-    const opening = deps.hub.openStream(target.allocationId, target.dstnatPort);
-    if (!opening) {
+    // The request leaves with the stream's opening: no round trip to wait for first.
+    const stream = deps.hub.openStream(target.allocationId, target.dstnatPort);
+    if (!stream) {
       throw new AppError(
         'EQUIPMENT_LINK_DOWN',
         "The router's agent link is down; the device cannot be reached now",
       );
-    }
-    let stream: RelayStream;
-    try {
-      stream = await opening;
-    } catch (err) {
-      throw new AppError('DEVICE_RELAY_FAILED', 'The router did not accept the connection to the device', {
-        details: { reason: (err as { reason?: string }).reason ?? 'error' },
-      });
     }
     await relay(ctx, stream, target, path, querystring, deps.timeoutMs);
   }
@@ -99,6 +92,11 @@ async function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrinc
   if (!principal) throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
   if (principal.kind !== 'client') throw new AppError('FORBIDDEN', 'This account may not use this route');
   return principal;
+}
+
+// The agent could not connect to the router's forward (its answer to the stream's opening).
+function notOpened(err: Error): err is StreamOpenError {
+  return err instanceof StreamOpenError && (err.reason === 'refused' || err.reason === 'timeout');
 }
 
 function relay(
@@ -141,7 +139,13 @@ function relay(
     upstream.once('error', (err) => {
       clearTimeout(timer);
       stream.destroy();
-      reject(new AppError('DEVICE_RELAY_FAILED', `The device's connection failed: ${err.message}`));
+      reject(
+        notOpened(err)
+          ? new AppError('DEVICE_RELAY_FAILED', 'The router did not accept the connection to the device', {
+              details: { reason: err.reason },
+            })
+          : new AppError('DEVICE_RELAY_FAILED', `The device's connection failed: ${err.message}`),
+      );
     });
     ctx.req.pipe(upstream);
     ctx.req.once('aborted', () => upstream.destroy());

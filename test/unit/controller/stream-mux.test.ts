@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { CONTROLLER_STREAM_WINDOW, StreamMux, StreamOpenError } from '../../../controller/hub/stream-mux.js';
+import { STREAM_EARLY_BYTES } from '../../../protocol/index.js';
+
+type Sent = { type: string; body: Record<string, unknown> };
+
+function mux() {
+  const sent: Sent[] = [];
+  const m = new StreamMux((type, body) => sent.push({ type, body: body as Record<string, unknown> }));
+  const bytes = (id: string) =>
+    sent
+      .filter((s) => s.type === 'stream_data' && s.body.id === id)
+      .reduce((n, s) => n + Buffer.from(s.body.data as string, 'base64').length, 0);
+  const credits = (id: string) =>
+    sent.filter((s) => s.type === 'stream_credit' && s.body.id === id).map((s) => s.body.bytes as number);
+  return { m, sent, bytes, credits };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('controller byte streams (StreamMux)', () => {
+  it('sends the early bytes with the opening, the rest once the agent grants its window', async () => {
+    const { m, sent, bytes } = mux();
+    const stream = m.open(8080);
+    expect(sent[0]).to.deep.include({ type: 'stream_open' });
+    expect(sent[0]!.body).to.include({ port: 8080, window: CONTROLLER_STREAM_WINDOW });
+    const id = stream.id;
+    let written = false;
+    stream.write(Buffer.alloc(STREAM_EARLY_BYTES + 1000, 1), () => (written = true));
+    await tick();
+    // no more than the early allowance before `stream_opened`; the writer waits
+    expect(bytes(id)).to.equal(STREAM_EARLY_BYTES);
+    expect(written).to.equal(false);
+    m.receive({ type: 'stream_opened', body: { id, window: 512 * 1024 } } as never);
+    await tick();
+    expect(bytes(id)).to.equal(STREAM_EARLY_BYTES + 1000);
+    expect(written).to.equal(true);
+    stream.destroy();
+  });
+
+  it('never sends past the window: 512 KiB in all until credit comes back', async () => {
+    const { m, bytes } = mux();
+    const stream = m.open(80);
+    m.receive({ type: 'stream_opened', body: { id: stream.id, window: 512 * 1024 } } as never);
+    stream.write(Buffer.alloc(600 * 1024, 2));
+    await tick();
+    expect(bytes(stream.id)).to.equal(512 * 1024);
+    m.receive({ type: 'stream_credit', body: { id: stream.id, bytes: 100 * 1024 } } as never);
+    await tick();
+    expect(bytes(stream.id)).to.equal(600 * 1024);
+    stream.destroy();
+  });
+
+  it('grants credit in quarter-window steps, and only once the reader has taken the bytes', async () => {
+    const { m, credits } = mux();
+    const stream = m.open(80);
+    const id = stream.id;
+    m.receive({ type: 'stream_opened', body: { id, window: 512 * 1024 } } as never);
+    const chunk = Buffer.alloc(60 * 1024, 3).toString('base64');
+    // a small answer costs no credit frame
+    m.receive({ type: 'stream_data', body: { id, data: chunk } } as never);
+    expect(credits(id)).to.deep.equal([]);
+    // nobody reads: the bytes are owed, not granted, past the stream's buffer
+    for (let i = 0; i < 4; i++) m.receive({ type: 'stream_data', body: { id, data: chunk } } as never);
+    expect(credits(id)).to.deep.equal([]);
+    // the reader catches up: what it took is granted back in one step
+    let read = 0;
+    stream.on('data', (c: Buffer) => (read += c.length));
+    await tick();
+    expect(read).to.equal(5 * 60 * 1024);
+    expect(credits(id)).to.deep.equal([5 * 60 * 1024]);
+    stream.destroy();
+  });
+
+  it('a refused opening destroys the stream with the reason; the link going ends every stream', async () => {
+    const { m } = mux();
+    const refused = m.open(80);
+    const errors: StreamOpenError[] = [];
+    refused.on('error', (e: StreamOpenError) => errors.push(e));
+    m.receive({
+      type: 'stream_close',
+      body: { id: refused.id, reason: 'refused', message: 'ECONNREFUSED' },
+    } as never);
+    await tick();
+    expect(errors[0]).to.be.instanceOf(StreamOpenError);
+    expect(errors[0]!.reason).to.equal('refused');
+    expect(m.size).to.equal(0);
+
+    const open = m.open(80);
+    m.closeAll();
+    await tick();
+    expect(open.destroyed).to.equal(true);
+    expect(m.size).to.equal(0);
+  });
+});
