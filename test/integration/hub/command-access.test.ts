@@ -21,6 +21,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'sales.export': { limit: 10 },
   'router.script.apply': { name: 'ticketnet-radius', source: '/radius add secret="s3cr3t"' },
   'radius.status': {},
+  'hotspot.users.columns': { include_profiles: true },
+  'hotspot.users.tally': {},
   // --- ticket shop ---
   'hotspot.profiles.list': {},
   'vpn.wireguard.apply': {
@@ -67,8 +69,6 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
   'hotspot.active.usage': {},
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
-  'hotspot.users.columns': { include_profiles: true },
-  'hotspot.users.tally': {},
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -86,6 +86,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'sales.export': 202,
   'router.script.apply': 403,
   'radius.status': 202,
+  'hotspot.users.columns': 202,
+  'hotspot.users.tally': 202,
   // --- ticket shop ---
   'hotspot.profiles.list': 202,
   'vpn.wireguard.apply': 403,
@@ -100,8 +102,6 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'equipment.unpin': 403,
   'hotspot.active.usage': 202,
   'bandwidth.apply': 403,
-  'hotspot.users.columns': 202,
-  'hotspot.users.tally': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {
