@@ -39,8 +39,10 @@ export function verifyAccess(
 ): AccessClaims | undefined {
   const [payload, mac, extra] = token.split('.');
   if (!payload || !mac || extra !== undefined) return undefined;
-  const expected = createHmac('sha256', key).update(payload).digest();
-  const given = Buffer.from(mac, 'base64url');
+  // Compared as text: base64url decoding ignores a last character's spare bits, so comparing the
+  // decoded bytes would accept altered spellings of one MAC.
+  const expected = Buffer.from(createHmac('sha256', key).update(payload).digest('base64url'));
+  const given = Buffer.from(mac);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   let claims: AccessClaims;
   try {
