@@ -27,6 +27,7 @@ import { createController, type Controller } from '../controller/controller.js';
 import { systemClock } from '../controller/core/clock.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
 import { RouterSim } from '../test/routeros-sim/router-sim.js';
+import { pgReachable } from './bench-support.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -340,17 +341,6 @@ function report(r: RunFigures): string {
       r.retour.steps,
     ),
   ].join('\n');
-}
-
-async function pgReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-'));

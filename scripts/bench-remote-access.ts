@@ -9,7 +9,7 @@
 // database. `--sales N` seeds fewer to check the bench runs; `--shop-reps N` sets its repetitions.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'light-my-request';
 import { pino } from 'pino';
@@ -20,6 +20,7 @@ import { createController, type Controller } from '../controller/controller.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
 import type { VpnHost } from '../controller/modules/remote-access/index.js';
 import { benchShop } from './bench-shop.js';
+import { load, ms, pct, pgReachable } from './bench-support.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -29,12 +30,6 @@ const KEYS = Number(args.get('keys') ?? 5000);
 const SALES = Number(args.get('sales') ?? 1_000_000);
 const SHOP_REPS = Number(args.get('shop-reps') ?? 200);
 const PG_URL = args.get('pg') ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 const noopVpn: VpnHost = {
   endpoints: async () => ({
@@ -125,17 +120,6 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
   }
 }
 
-async function pgReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function keygen(): { nacl: number; node: number } {
   const time = (fn: () => unknown) => {
     for (let i = 0; i < 200; i++) fn();
@@ -149,10 +133,6 @@ function keygen(): { nacl: number; node: number } {
   };
 }
 
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 const loadBefore = load();
 const rows: Row[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-remote-access-'));

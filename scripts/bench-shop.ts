@@ -7,7 +7,7 @@
 // - the plans of every statement readiness and metrics send, with any full scan of a shop table flagged.
 // The sales are seeded in bulk (consistent rows: sales, ledger, daily totals, wallet).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'light-my-request';
@@ -18,6 +18,7 @@ import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
 import { newId } from '../controller/core/ids.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import { load, ms, pct, pgReachable } from './bench-support.js';
 
 export interface ShopBenchOptions {
   /** Shop sales seeded per database (1,000,000 for the figures; fewer to check the bench runs). */
@@ -43,12 +44,6 @@ interface Row {
   scans: string[];
   plans: string[];
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 async function call(c: Controller, method: string, url: string, token: string, body?: unknown) {
   const res = await inject(c.handler, {
@@ -255,22 +250,6 @@ async function run(
     await c.close();
   }
 }
-
-async function pgReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 
 /** Seeds, times and prints the shop figures; false when a shop statement scans a whole table. */
 export async function benchShop(options: ShopBenchOptions): Promise<boolean> {

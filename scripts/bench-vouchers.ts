@@ -4,7 +4,7 @@
 // - 50 concurrent batches from 10 resellers, then the ledger of each checked against its balance.
 // Goals: batch < 50 ms p50 on SQLite; page < 30 ms p50.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { inject } from 'light-my-request';
@@ -14,6 +14,7 @@ import { sql } from 'kysely';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
 import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import { load, ms, pct, pgReachable } from './bench-support.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -35,12 +36,6 @@ interface Row {
   concurrent_refused: number;
   ledger_ok: boolean;
 }
-
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
 
 async function call(c: Controller, method: string, url: string, token: string, body?: unknown) {
   const res = await inject(c.handler, {
@@ -172,22 +167,6 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
   }
 }
 
-async function pgReachable(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try {
-    await client.connect();
-    await client.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Figures move with what else the machine runs: the load average is printed with them.
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 const loadBefore = load();
 const rows: Row[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-vouchers-'));
