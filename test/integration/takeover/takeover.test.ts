@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import type { ResellerTruth } from '../../routeros-sim/reseller-fleet.js';
 import { forEachDatabase } from '../../support/databases.js';
+import { eventually } from '../hub/hub-fixture.js';
 import { done, fleetExport, FLEET_SERIAL, seededFleet, startSite, type Site } from './takeover-fixture.js';
 
 const normalise = (s: string) => s.toLowerCase().replace(/\s+/g, '');
@@ -356,11 +357,14 @@ forEachDatabase('reseller takeover from routers', (database) => {
       expect(res.body.code).to.equal('RADIUS_LICENSE_INACTIVE');
     });
 
-    it('refuses at once with 409 VPN_TUNNEL_NOT_CONNECTED when the agent is offline, queueing nothing', async function () {
-      // Known regression on PostgreSQL since the equipment module registered its topology
-      // extension: this call answers 500 after 20 s there (docs/decisions.md, "Open defects").
-      if (database.name === 'postgres') this.skip();
+    it('refuses at once with 409 VPN_TUNNEL_NOT_CONNECTED when the agent is offline, queueing nothing', async () => {
       await site.agent.link!.close();
+      // Offline is what the controller has recorded: until its close handler has written the link
+      // down, a request still sees it up and queues the read for the agent's return.
+      await eventually(
+        () => site.h.allocation(site.allocationId),
+        (a) => a.link_state === 'DISCONNECTED',
+      );
       const res = await takeover();
       expect(res.status).to.equal(409);
       expect(res.body.code).to.equal('VPN_TUNNEL_NOT_CONNECTED');
