@@ -1,13 +1,15 @@
-// Mocha root hooks (loaded by .mocharc.cjs for every run, whole suite or named files).
-import { dropRunDatabase } from './postgres-run.js';
+// Mocha root hooks and global fixtures (loaded by .mocharc.cjs for every run, whole suite or named
+// files). The global fixtures run once in mocha's main process, around every parallel worker.
+import { dropRunDatabases, runTag } from './postgres-run.js';
 
-// DROP DATABASE waits for a checkpoint, which takes long on a server busy with other runs.
-const DROP_MS = 180_000;
+const pgUrl = process.env.TICKETNET_TEST_PG;
 
-export const mochaHooks = {
-  // The run's PostgreSQL database goes with the run.
-  async afterAll(this: Mocha.Context): Promise<void> {
-    this.timeout(DROP_MS);
-    await dropRunDatabase();
-  },
-};
+// Set before the workers are forked, so they inherit it and name their databases with it.
+export function mochaGlobalSetup(): void {
+  runTag();
+}
+
+// The run's PostgreSQL databases (one per worker) go with the run.
+export async function mochaGlobalTeardown(): Promise<void> {
+  if (pgUrl) await dropRunDatabases(pgUrl);
+}
