@@ -14,7 +14,7 @@ const ERROR_CAUSE = 101;
 /** The Error-Cause attribute of an answer (a 4-byte integer), when present. */
 function errorCause(answer: Buffer): number | null {
   const length = Math.min(answer.readUInt16BE(2), answer.length);
-  for (let at = 20; at + 2 <= length; ) {
+  for (let at = 20; at + 2 <= length;) {
     const type = answer[at]!;
     const size = answer[at + 1]!;
     if (size < 2) return null;

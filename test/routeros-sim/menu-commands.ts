@@ -441,7 +441,8 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
     // logging a user out goes through the NAS: it removes the entry and sends accounting Stop
     beforeRemove: (ctx, rec) => {
       // stuckSessions: answered !done, and the session goes on
-      if (!ctx.sim.faults.sessionStuck(rec.props.user ?? '')) void ctx.sim.nas.terminate(rec.id, 'Admin-Reset');
+      if (!ctx.sim.faults.sessionStuck(rec.props.user ?? ''))
+        void ctx.sim.nas.terminate(rec.id, 'Admin-Reset');
       return false;
     },
   },
