@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { decodeBase64Strict } from './base64.js';
 import { describeIssues } from './describe-issues.js';
 import type { Fault } from './fault-codes.js';
-import { label } from './fields.js';
+import { base64Bytes, label } from './fields.js';
 import { hotspotUserColumnsSchema } from './hotspot-user-columns.js';
 
 /** One entry of the command catalogue. */
@@ -825,6 +825,38 @@ const COMMAND_SPECS = {
       wan_interface: z.string().max(200).nullable(),
     }),
     defaultTimeoutSeconds: 60,
+    effect: 'change',
+  }),
+  // ---- network-quality kick (docs/api/qoe.md) ----
+  /**
+   * Sends one RADIUS Disconnect-Request (RFC 5176), built and signed by the controller, to the
+   * router's `/radius incoming` from the agent's relay address (the only source the router accepts
+   * it from), and reports the router's answer. An ACK is only the router's word: whether the
+   * session ended is seen in accounting or in the router's active list.
+   */
+  'radius.disconnect': () => ({
+    params: z.strictObject({ packet: base64Bytes(20, 4096) }),
+    output: z.object({
+      /** ACK, NAK, or NONE when the router did not answer in time (or the relay is off). */
+      answer: z.enum(['ACK', 'NAK', 'NONE']),
+      /** Error-Cause of a NAK (RFC 5176 section 3.6), when the router gave one. */
+      error_cause: z.int().min(0).max(0xffffffff).nullable(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+  }),
+  /**
+   * Logs out the hotspot sessions of one user (`/ip/hotspot/active` remove), those at `address`
+   * only when it is given. Counts the user's matching entries before and after: `remaining` is a
+   * read of the active list after the removal, never the removal's own reply.
+   */
+  'hotspot.active.remove': () => ({
+    params: z.strictObject({
+      user: z.string().min(1).max(200),
+      address: z.ipv4().optional(),
+    }),
+    output: z.object({ found: count, removed: count, remaining: count }),
+    defaultTimeoutSeconds: 30,
     effect: 'change',
   }),
 } as const satisfies Record<string, () => CommandSpec>;

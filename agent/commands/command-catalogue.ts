@@ -29,6 +29,9 @@ import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
 import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
+import { removeHotspotActive } from './hotspot-active-remove.js';
+import { sendDisconnect } from './radius-disconnect.js';
+import type { CoaForwarder } from '../radius-relay/coa-forwarder.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -51,8 +54,13 @@ export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> 
  */
 export const DEFAULT_BACKUP_NAME = 'ticketnet';
 
+/** What some handlers need besides the router: the relay's path to `/radius incoming`, once started. */
+export interface CatalogueDeps {
+  coa?: () => CoaForwarder | undefined;
+}
+
 /** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
-export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
+export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): CommandCatalogue => ({
   'router.facts': ({ router, signal }) => readFacts(router, { signal }),
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>
@@ -103,6 +111,11 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
   'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
   'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
+  // network-quality kick
+  'radius.disconnect': ({ params, command, signal }) =>
+    sendDisconnect(deps.coa?.(), { packet: params.packet, id: command.id, signal }),
+  'hotspot.active.remove': ({ router, params, signal }) =>
+    removeHotspotActive(router, { user: params.user, address: params.address, signal }),
 });
 
 /** Command names this build executes, announced in hello. */

@@ -112,6 +112,11 @@ export class RadiusRelay {
       : undefined;
   }
 
+  /** Sends Disconnect and CoA requests to the router's `/radius incoming`; absent without a router target. */
+  get coa(): CoaForwarder | undefined {
+    return this.#coa;
+  }
+
   /** Requests awaiting the controller's answer. */
   get pendingCount(): number {
     return this.#pending.size;

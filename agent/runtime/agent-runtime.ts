@@ -109,10 +109,12 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   });
   link.on('down', () => streams.closeAll());
   link.on('stopped', () => streams.closeAll());
+  // Set once the relay has started: a command recovered from the journal may run before that.
+  let relayForCommands: RadiusRelay | undefined;
   const executor = new CommandExecutor({
     journal,
     router,
-    catalogue: options.catalogue ?? routerCatalogue(logger),
+    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => relayForCommands?.coa }),
     transport,
     logger,
     ftpPort: options.router.ftpPort,
@@ -163,6 +165,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   pruneTimer.unref();
   saveStatus({});
   const radiusRelay = await startRadiusRelay(options, link, router, logger);
+  relayForCommands = radiusRelay;
   reports.start();
   link.start();
 

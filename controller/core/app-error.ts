@@ -162,6 +162,8 @@ export const ERROR_STATUS = {
   QOE_BRIDGE_TOKEN_INVALID: 401,
   /** The body's `nas_id` is not the NAS the bridge token was issued to. */
   QOE_NAS_MISMATCH: 403,
+  QOE_SESSION_NOT_FOUND: 404,
+  QOE_ACTION_NOT_FOUND: 404,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -15,14 +15,24 @@ export class AccountingHandler {
     private readonly writer: WriteBehind,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Told of each Stop once it is committed; must not throw. */
+    private readonly stopped: (stop: {
+      clientId: string;
+      nasId: string;
+      acctSessionId: string;
+    }) => void = () => undefined,
   ) {}
 
   async handle(packet: Buffer, nas: NasEntry): Promise<Buffer> {
     // The codec decodes the request (a verified packet): the project writes no RADIUS codec of its own.
     const attrs = radius.decode_without_secret({ packet }).attributes as Record<string, unknown>;
     const report = readAccounting(attrs, nas, this.clock.now());
-    if (report.kind === 'session') await this.writer.session(report.update);
-    else if (report.kind === 'nas-reset') await this.writer.nasReset(report.reset);
+    if (report.kind === 'session') {
+      await this.writer.session(report.update);
+      const u = report.update;
+      if (u.status === 'Stop')
+        this.stopped({ clientId: u.clientId, nasId: u.nasId, acctSessionId: u.acctSessionId });
+    } else if (report.kind === 'nas-reset') await this.writer.nasReset(report.reset);
     else this.logger.debug({ nasId: nas.nasId, why: report.why }, 'accounting report not recorded');
     return encodeReply('Accounting-Response', packet, nas.secret, []);
   }

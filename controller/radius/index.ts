@@ -7,6 +7,8 @@ export {
   type DeviceAttempt,
   type HourlyAttempts,
 } from './auth-log-reader.js';
+export { disconnectRequest, type DisconnectTarget } from './disconnect-request.js';
+export type { OpenSession, SessionStop } from './radius-service.js';
 export { normaliseIp, type NasDirectory, type NasEntry } from './nas-directory.js';
 export type { RadiusAddresses } from './udp-listener.js';
 export { radiusModule } from './module.js';

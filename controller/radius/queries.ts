@@ -252,3 +252,32 @@ export async function userVolumesSince(db: Db, clientId: string, nasId: string, 
     .execute();
   return rows.map((r) => ({ username: r.ticket_code, address: r.framed_ip!, bytes: Number(r.bytes) }));
 }
+
+/** The newest open session of a user on a NAS (of this Acct-Session-Id when given). */
+export function openSessionOf(
+  db: Db,
+  clientId: string,
+  nasId: string,
+  username: string,
+  acctSessionId: string | undefined,
+) {
+  let query = db
+    .selectFrom('radius_sessions')
+    .select(['acct_session_id', 'framed_ip', 'calling_station_id', 'started_at'])
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('ticket_code', '=', username)
+    .where('stopped_at', 'is', null);
+  if (acctSessionId !== undefined) query = query.where('acct_session_id', '=', acctSessionId);
+  return query.orderBy('started_at', 'desc').limit(1).executeTakeFirst();
+}
+
+/** When the session stopped (null while open), or undefined when no such session is recorded. */
+export const sessionStoppedAt = (db: Db, clientId: string, nasId: string, acctSessionId: string) =>
+  db
+    .selectFrom('radius_sessions')
+    .select(['stopped_at', 'terminate_cause'])
+    .where('client_id', '=', clientId)
+    .where('nas_id', '=', nasId)
+    .where('acct_session_id', '=', acctSessionId)
+    .executeTakeFirst();

@@ -54,12 +54,27 @@ export interface RadiusServiceOptions {
 
 export type AcceptedListener = (event: AcceptedEvent) => void;
 
+/** An accounting Stop, once committed. */
+export interface SessionStop {
+  clientId: string;
+  nasId: string;
+  acctSessionId: string;
+}
+
+/** An open accounting session as a Disconnect-Request must name it. */
+export interface OpenSession {
+  acctSessionId: string;
+  framedIp: string | null;
+  callingStationId: string | null;
+}
+
 export class RadiusService {
   readonly #writer: WriteBehind;
   readonly #access: AccessHandler;
   readonly #accounting: AccountingHandler;
   readonly #cache: RetransmitCache;
   readonly #listeners = new Set<AcceptedListener>();
+  readonly #stopListeners = new Set<(stop: SessionStop) => void>();
   #listener: UdpListener | null = null;
   #addresses: RadiusAddresses | null = null;
   /** The authentication log's reads for other modules (read as written: no flush first). */
@@ -84,7 +99,9 @@ export class RadiusService {
       interimSeconds: options.interimSeconds,
       accepted: (e) => this.#emitAccepted(e),
     });
-    this.#accounting = new AccountingHandler(this.#writer, deps.clock, deps.logger);
+    this.#accounting = new AccountingHandler(this.#writer, deps.clock, deps.logger, (stop) =>
+      this.#emitStopped(stop),
+    );
     this.#cache = new RetransmitCache(options.retransmitWindowMs ?? 5_000);
     this.authLog = new AuthLogReader(deps.db);
   }
@@ -93,6 +110,42 @@ export class RadiusService {
   onAccepted(listener: AcceptedListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+
+  /** Called after each accounting Stop is committed. Returns the unsubscribe function. */
+  onSessionStopped(listener: (stop: SessionStop) => void): () => void {
+    this.#stopListeners.add(listener);
+    return () => this.#stopListeners.delete(listener);
+  }
+
+  /** The newest open session of `username` on the NAS (that Acct-Session-Id when given), or null. */
+  async openSession(
+    clientId: string,
+    nasId: string,
+    username: string,
+    acctSessionId?: string,
+  ): Promise<OpenSession | null> {
+    await this.#writer.flush();
+    const row = await q.openSessionOf(this.deps.db, clientId, nasId, username, acctSessionId);
+    return row
+      ? {
+          acctSessionId: row.acct_session_id,
+          framedIp: row.framed_ip,
+          callingStationId: row.calling_station_id,
+        }
+      : null;
+  }
+
+  /** The session's end as accounting recorded it: stopped (with its cause), still open, or unknown. */
+  async sessionEnd(
+    clientId: string,
+    nasId: string,
+    acctSessionId: string,
+  ): Promise<{ state: 'STOPPED'; cause: string | null } | { state: 'OPEN' | 'UNKNOWN' }> {
+    await this.#writer.flush();
+    const row = await q.sessionStoppedAt(this.deps.db, clientId, nasId, acctSessionId);
+    if (!row) return { state: 'UNKNOWN' };
+    return row.stopped_at === null ? { state: 'OPEN' } : { state: 'STOPPED', cause: row.terminate_cause };
   }
 
   /**
@@ -231,6 +284,16 @@ export class RadiusService {
       return Promise.resolve(encodeReply(code, packet, nas.secret, []));
     }
     return kind === 'auth' ? this.#access.handle(packet, nas) : this.#accounting.handle(packet, nas);
+  }
+
+  #emitStopped(stop: SessionStop): void {
+    for (const listener of this.#stopListeners) {
+      try {
+        listener(stop);
+      } catch (err) {
+        this.deps.logger.error(errorFields(err, this.deps.logger), 'radius stop listener failed');
+      }
+    }
   }
 
   #emitAccepted(event: AcceptedEvent): void {

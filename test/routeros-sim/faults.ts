@@ -31,6 +31,8 @@
 // | noise               | extra sentences: replies on unknown tags, unknown reply words          |
 // |                     | (true = a chance of 0.25 before each reply; or the chance itself)      |
 // | blockWireguardUdp   | WireGuard handshakes never reach the VPN end (UDP filtered on the way) |
+// | stuckSessions       | hotspot sessions of these users (true: all) do not end on a Disconnect  |
+// |                     | (still ACKed) nor on an /ip/hotspot/active remove (still !done)         |
 // | radiusUnreachable   | the hotspot's RADIUS requests are never sent (true / 'requests'), or   |
 // |                     | sent but every reply is dropped ('replies')                            |
 import { EventEmitter } from 'node:events';
@@ -89,6 +91,8 @@ export interface Faults {
   radiusUnreachable?: boolean | 'requests' | 'replies';
   /** WireGuard's UDP never reaches the VPN end: no handshake (SSTP over TCP 443 still passes). */
   blockWireguardUdp?: boolean;
+  /** Sessions of these hotspot users (true: every user) survive a Disconnect (ACKed) and an active remove (!done). */
+  stuckSessions?: boolean | readonly string[];
 }
 
 const KNOWN: ReadonlySet<string> = new Set([
@@ -113,6 +117,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'noise',
   'radiusUnreachable',
   'blockWireguardUdp',
+  'stuckSessions',
 ]);
 
 /** What RouterOS answers when its configuration database does not respond in time. */
@@ -179,6 +184,12 @@ export class FaultController extends EventEmitter {
     this.addsSinceSet = 0;
     this.userRemoved = false;
     this.failCalls = new Map();
+  }
+
+  /** True when a logout of this hotspot user's session must be acknowledged and not happen. */
+  sessionStuck(user: string): boolean {
+    const stuck = this.current.stuckSessions;
+    return stuck === true || (Array.isArray(stuck) && stuck.includes(user));
   }
 
   /** Called for every command received; says what the connection must do with it. */

@@ -440,7 +440,9 @@ const MENU_HOOKS: Readonly<Record<string, MenuHook>> = {
   '/ip/hotspot/active': {
     // logging a user out goes through the NAS: it removes the entry and sends accounting Stop
     beforeRemove: (ctx, rec) => {
-      ctx.sim.nas.terminate(rec.id, 'Admin-Reset');
+      // stuckSessions: answered !done, and the session goes on
+      if (!ctx.sim.faults.sessionStuck(rec.props.user ?? ''))
+        void ctx.sim.nas.terminate(rec.id, 'Admin-Reset');
       return false;
     },
   },

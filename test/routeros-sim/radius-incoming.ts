@@ -3,14 +3,26 @@
 // on hotspot sessions: Disconnect ends the session (Stop, Admin-Reset), CoA
 // changes its limits. Requests from unknown addresses or with a bad
 // authenticator are dropped without an answer, as RouterOS does.
+//
+// Which session: a hotspot session is a host, known by its address, so the
+// request must carry Framed-IP-Address (else NAK, Missing-Attribute); every
+// other identification attribute it carries (User-Name, Acct-Session-Id,
+// Calling-Station-Id) must match that very session, as RFC 5176 section 3
+// requires (else NAK, Session-Context-Not-Found). A user name alone never
+// picks one of a user's several hosts. The `stuckSessions` fault makes the
+// router ACK a Disconnect and keep the session (a router that acknowledges
+// and does nothing).
 import { createSocket } from 'node:dgram';
 import type { RemoteInfo, Socket } from 'node:dgram';
+import type { FaultController } from './faults.js';
 import type { HotspotNas } from './hotspot-nas.js';
 import { replyLimits } from './hotspot-radius-attrs.js';
 import { ensureMikrotikDictionary, radiusCodec } from './radius-dictionary.js';
 import type { RouterState } from './router-state.js';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '::ffff:127.0.0.1']);
+
+const text = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 export class RadiusIncoming {
   private socket: Socket | undefined;
@@ -19,6 +31,7 @@ export class RadiusIncoming {
   constructor(
     private readonly state: RouterState,
     private readonly nas: HotspotNas,
+    private readonly faults: FaultController,
     private readonly host: string,
     /** Listen here instead of the configured port (tests cannot all share 3799). */
     private readonly portOverride?: number,
@@ -70,32 +83,40 @@ export class RadiusIncoming {
     const isDisconnect = request.code === 'Disconnect-Request';
     if (!isDisconnect && request.code !== 'CoA-Request') return;
     const attrs = request.attributes as Record<string, unknown>;
-    const session =
-      (typeof attrs['Acct-Session-Id'] === 'string'
-        ? this.nas.find(String(attrs['Acct-Session-Id']))
-        : undefined) ?? this.findBy(attrs);
     const answer = (code: string, attributes: unknown[] = []): void => {
       const reply = radiusCodec.encode_response({ packet: request, code, secret, attributes });
       socket.send(reply, rinfo.port, rinfo.address);
     };
-    if (!session) {
-      answer(isDisconnect ? 'Disconnect-NAK' : 'CoA-NAK', [['Error-Cause', 'Session-Context-Not-Found']]);
+    const nak = isDisconnect ? 'Disconnect-NAK' : 'CoA-NAK';
+    const address = text(attrs['Framed-IP-Address']);
+    if (!address) {
+      answer(nak, [['Error-Cause', 'Missing-Attribute']]);
       return;
     }
-    if (isDisconnect) void this.nas.terminate(session.activeId, 'Admin-Reset');
-    else this.nas.updateLimits(session, replyLimits(attrs));
+    const session = this.identify(address, attrs);
+    if (!session) {
+      answer(nak, [['Error-Cause', 'Session-Context-Not-Found']]);
+      return;
+    }
+    if (isDisconnect) {
+      if (!this.faults.sessionStuck(session.identity.user))
+        void this.nas.terminate(session.activeId, 'Admin-Reset');
+    } else this.nas.updateLimits(session, replyLimits(attrs));
     answer(isDisconnect ? 'Disconnect-ACK' : 'CoA-ACK');
   }
 
-  private findBy(attrs: Record<string, unknown>): ReturnType<HotspotNas['find']> {
-    for (const key of ['User-Name', 'Framed-IP-Address', 'Calling-Station-Id']) {
-      const v = attrs[key];
-      if (typeof v === 'string') {
-        const s = this.nas.find(v);
-        if (s) return s;
-      }
-    }
-    return undefined;
+  /** The session at `address`, if every identification attribute given is that session's. */
+  private identify(address: string, attrs: Record<string, unknown>): ReturnType<HotspotNas['find']> {
+    const session = this.nas.find(address);
+    if (!session || session.identity.ip !== address) return undefined;
+    const i = session.identity;
+    const user = text(attrs['User-Name']);
+    const id = text(attrs['Acct-Session-Id']);
+    const mac = text(attrs['Calling-Station-Id']);
+    if (user !== undefined && user !== i.user) return undefined;
+    if (id !== undefined && id !== i.acctSessionId) return undefined;
+    if (mac !== undefined && mac.toUpperCase().replace(/-/g, ':') !== i.mac.toUpperCase()) return undefined;
+    return session;
   }
 
   close(): void {

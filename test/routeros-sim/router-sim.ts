@@ -121,6 +121,7 @@ export class RouterSim {
     this.incoming = new RadiusIncoming(
       this.state,
       this.nas,
+      this.faults,
       options.host ?? '127.0.0.1',
       options.radiusIncomingPort,
     );

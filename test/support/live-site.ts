@@ -35,6 +35,8 @@ export interface LiveSiteOptions {
   /** Loopback address of the simulated router (default 127.0.0.1): routers of one test on distinct hosts. */
   host?: string;
   relay?: LoopbackAgentOptions['relay'];
+  /** UDP port the simulator's `/radius incoming` listens on (give the agent the same as `relay.coaPort`). */
+  radiusIncomingPort?: number;
   agentLogger?: AgentLogger;
   /** Waited for on the allocation besides a connected link and the router's serial. */
   ready?: (allocation: Record<string, unknown>) => boolean;
@@ -101,6 +103,7 @@ export async function startLiveStack(
         version: o.version ?? '7.19',
         ...(o.identity ? { identity: o.identity } : {}),
         ...(o.host ? { host: o.host } : {}),
+        ...(o.radiusIncomingPort !== undefined ? { radiusIncomingPort: o.radiusIncomingPort } : {}),
         password: SIM_PASSWORD,
       });
       await sim.start();

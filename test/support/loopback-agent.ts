@@ -10,8 +10,11 @@ export interface LoopbackAgentOptions {
   enrolCode: string;
   /** The simulator's API port and the password of its `admin` user. */
   router: { port: number; password: string; timeoutMs?: number; host?: string };
-  /** The agent's RADIUS relay: UDP ports (0: any) on `host` (default 127.0.0.1); no relay when absent. */
-  relay?: { host?: string; authPort: number; acctPort: number } | undefined;
+  /**
+   * The agent's RADIUS relay: UDP ports (0: any) on `host` (default 127.0.0.1), and the router's
+   * `/radius incoming` port it sends Disconnect and CoA requests to (default 3799); no relay when absent.
+   */
+  relay?: { host?: string; authPort: number; acctPort: number; coaPort?: number } | undefined;
   /** Where the agent logs (silent when absent). */
   logger?: AgentLogger;
   /** Replaces the router catalogue (an older build's, without its newer commands). */

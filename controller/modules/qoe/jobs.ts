@@ -24,3 +24,14 @@ export function qoeDailyReportJob(deps: { qoe: QoeService }): JobDefinition {
     run: (now) => deps.qoe.reports.run(now),
   };
 }
+
+export const QOE_KICK_RECONCILE_JOB = 'QOE_KICK_RECONCILE';
+
+/** Every 10 seconds: the RUNNING kicks are judged (session seen ending, or the deadline passed). */
+export function qoeKickReconcileJob(deps: { qoe: QoeService }): JobDefinition {
+  return {
+    name: QOE_KICK_RECONCILE_JOB,
+    cadence: { everyMs: 10_000 },
+    run: (now) => deps.qoe.kicks.reconcile(now),
+  };
+}

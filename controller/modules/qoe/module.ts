@@ -1,16 +1,18 @@
 import { defineModule } from '../define-module.js';
-import { qoeDailyReportJob, qoeUsageAlertsJob } from './jobs.js';
+import { qoeDailyReportJob, qoeKickReconcileJob, qoeUsageAlertsJob } from './jobs.js';
 import * as m0070 from './migrations/0070-qoe.js';
 import * as m0071 from './migrations/0071-qoe-reports.js';
+import * as m0072 from './migrations/0072-qoe-actions.js';
 import { qoeRoutes } from './routes.js';
 import { QoeService } from './service.js';
 
 export const qoeModule = defineModule({
   name: 'qoe',
-  tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts', 'qoe_reports'],
-  migrations: { '0070-qoe': m0070, '0071-qoe-reports': m0071 },
+  tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts', 'qoe_reports', 'qoe_actions'],
+  migrations: { '0070-qoe': m0070, '0071-qoe-reports': m0071, '0072-qoe-actions': m0072 },
   provides: ['qoe'],
   build: ({ db, clock, logger, use }) => {
+    const radius = use('radius');
     const qoe = new QoeService({
       db,
       clock,
@@ -19,11 +21,20 @@ export const qoeModule = defineModule({
       usage: use('usage'),
       bandwidth: use('bandwidth'),
       notifications: use('notifications'),
+      radius,
+      commands: use('commands'),
+      runner: use('runner'),
+    });
+    // A kick waiting on a session sees it end as soon as its Stop is committed here.
+    radius.onSessionStopped((stop) => {
+      void qoe.kicks.sessionStopped(stop).catch((err: unknown) => {
+        logger.warn({ err: (err as Error).message }, 'kick not settled on accounting Stop');
+      });
     });
     return {
       services: { qoe },
       routes: (api) => qoeRoutes(api, { qoe }),
-      jobs: [qoeUsageAlertsJob({ qoe }), qoeDailyReportJob({ qoe })],
+      jobs: [qoeUsageAlertsJob({ qoe }), qoeDailyReportJob({ qoe }), qoeKickReconcileJob({ qoe })],
     };
   },
 });

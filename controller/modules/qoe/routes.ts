@@ -1,7 +1,7 @@
 // Network-quality monitoring under /api/v1/radius/qoe (rules: docs/api/qoe.md). Control routes:
 // client token, tenant from the token, RADIUS licence active. Telemetry: the NAS's bridge token only.
 import type { Api } from '../../http/api.js';
-import { preferencesBody, reportsQuery, telemetryBody } from './schemas.js';
+import { actionParams, kickBody, preferencesBody, reportsQuery, telemetryBody } from './schemas.js';
 import type { QoeService } from './service.js';
 
 const BASE = '/api/v1/radius/qoe';
@@ -93,6 +93,40 @@ export function qoeRoutes(api: Api, deps: { qoe: QoeService }): void {
     async (_ctx, { query, principal }) => ({
       success: true,
       ...(await qoe.reports.list(principal!.tenantId, query.limit)),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/actions/kick`,
+      summary:
+        'Ask the router to end a hotspot session (POD_DISCONNECT); 202 RUNNING means recorded, not done',
+      tags,
+      auth: ['client'],
+      licence: 'RADIUS',
+      body: kickBody,
+      status: 202,
+    },
+    async (_ctx, { body, principal }) => ({
+      success: true,
+      ...(await qoe.kicks.kick(principal!.tenantId, body)),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/actions/:id`,
+      summary: 'One QoE action as the reconciler last judged it',
+      tags,
+      auth: ['client'],
+      licence: 'RADIUS',
+      params: actionParams,
+    },
+    async (_ctx, { params, principal }) => ({
+      success: true,
+      ...(await qoe.kicks.get(principal!.tenantId, params.id)),
     }),
   );
 }

@@ -1,6 +1,6 @@
 // Request schemas of the QoE routes.
 import { z } from 'zod';
-import { queryInt } from '../../http/field-schemas.js';
+import { queryInt, routerText } from '../../http/field-schemas.js';
 
 const metric = z.number().finite().min(0).max(1e12).nullable().optional();
 const counter = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().optional();
@@ -50,5 +50,15 @@ export const preferencesBody = z.strictObject({
 /** `limit` 1 to 100, default 30. */
 export const reportsQuery = z.object({ limit: queryInt({ min: 1, max: 100 }).default(30) });
 
+/** A kick: the NAS, the hotspot user, and optionally the Acct-Session-Id of one of its sessions. */
+export const kickBody = z.strictObject({
+  nas_id: z.uuid(),
+  username: routerText(z.string().trim().min(1).max(128)),
+  session_id: routerText(z.string().trim().min(1).max(64)).optional(),
+});
+
+export const actionParams = z.object({ id: z.uuid() });
+
+export type KickBody = z.output<typeof kickBody>;
 export type TelemetryBody = z.output<typeof telemetryBody>;
 export type PreferencesBody = z.output<typeof preferencesBody>;

@@ -8,6 +8,7 @@ import { newId } from '../../core/ids.js';
 import { routerDay } from '../usage/index.js';
 import { UsageAlerts, type AlertDeps } from './alerts.js';
 import { isCongested } from './congestion.js';
+import { KickActions, type KickDeps } from './kick-actions.js';
 import { nasUsage } from './nas-usage.js';
 import { DailyReports } from './reports.js';
 import * as q from './queries.js';
@@ -28,10 +29,15 @@ export interface TelemetryAnswer {
 export class QoeService {
   readonly alerts: UsageAlerts;
   readonly reports: DailyReports;
+  /** Kicks: the only part of the module that sends a router anything, and only when a manager asks. */
+  readonly kicks: KickActions;
 
-  constructor(private readonly deps: AlertDeps) {
-    this.alerts = new UsageAlerts(deps);
-    this.reports = new DailyReports(deps);
+  constructor(private readonly deps: AlertDeps & Omit<KickDeps, keyof AlertDeps>) {
+    // Alerts and reports are not handed the command path at all.
+    const { radius: _radius, commands: _commands, runner: _runner, ...alertDeps } = deps;
+    this.alerts = new UsageAlerts(alertDeps);
+    this.reports = new DailyReports(alertDeps);
+    this.kicks = new KickActions(deps);
   }
 
   /** A new bridge token for the NAS, replacing any earlier one; only its hash is kept. */

@@ -46,6 +46,7 @@ export interface QoeTables {
   qoe_points: QoePointsTable;
   qoe_alerts: QoeAlertsTable;
   qoe_reports: QoeReportsTable;
+  qoe_actions: QoeActionsTable;
 }
 
 /** The daily report of a client for one day (the PRIMARY router's day), unique per client and date. */
@@ -58,4 +59,36 @@ export interface QoeReportsTable {
   summary: string;
   /** 1 when a push was queued; 0 when `daily_report_push` held it. */
   pushed: number;
+}
+
+export type QoeActionState = 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+/** How the router is asked: a Disconnect-Request to `/radius incoming`, or the active entry removed. */
+export type QoeActionMethod = 'RADIUS_DISCONNECT' | 'HOTSPOT_ACTIVE_REMOVE';
+
+/** A kick a manager asked for (type POD_DISCONNECT), RUNNING until the session is seen to end. */
+export interface QoeActionsTable {
+  id: string;
+  client_id: string;
+  nas_id: string;
+  allocation_id: string;
+  type: 'POD_DISCONNECT';
+  username: string;
+  /** Acct-Session-Id of the accounting session aimed at; null for a local user. */
+  session_id: string | null;
+  /** The session's address (Framed-IP-Address), when accounting knew it. */
+  framed_ip: string | null;
+  method: QoeActionMethod;
+  state: QoeActionState;
+  /** Why a FAILED action failed (docs/api/qoe.md, "Kick"). */
+  reason: string | null;
+  /** What showed the session's end: ACCOUNTING_STOP or ACTIVE_LIST. */
+  ended_by: string | null;
+  /** The router's answer to the request (ACK, NAK, NONE; or REMOVED, KEPT, NOT_FOUND). */
+  router_answer: string | null;
+  /** The agent command that carries the request; null until it is queued. */
+  command_id: string | null;
+  created_at: string;
+  updated_at: string;
+  deadline_at: string;
+  finished_at: string | null;
 }

@@ -69,6 +69,8 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
   'hotspot.active.usage': {},
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
+  'radius.disconnect': { packet: Buffer.alloc(20).toString('base64') },
+  'hotspot.active.remove': { user: 'v1', address: '10.5.50.11' },
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -102,6 +104,8 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'equipment.unpin': 403,
   'hotspot.active.usage': 202,
   'bandwidth.apply': 403,
+  'radius.disconnect': 403,
+  'hotspot.active.remove': 403,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

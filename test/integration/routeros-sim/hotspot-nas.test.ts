@@ -285,7 +285,7 @@ describe('routeros-sim hotspot NAS', () => {
     await radius.waitFor(() => radius.accounting('Interim-Update').length >= 2, 2000);
   });
 
-  it('/radius incoming: Disconnect-Request ends the session, an unknown one is NAKed', async () => {
+  it('/radius incoming: Disconnect-Request ends the session it identifies, by address; others are NAKed', async () => {
     await setup({ radiusIncomingPort: 0 });
     radius.users.set('tn-dm', { password: 'd' });
     await sim.hotspotLogin({ user: 'tn-dm', password: 'd', mac: MAC });
@@ -294,6 +294,7 @@ describe('routeros-sim hotspot NAS', () => {
     const port = await sim.radiusIncomingPort();
     expect(port).to.be.a('number');
     const sessionId = String(radius.accounting('Start')[0]?.attributes['Acct-Session-Id']);
+    const ip = String(radius.accounting('Start')[0]?.attributes['Framed-IP-Address']);
 
     const ask = async (attributes: unknown[]): Promise<string> => {
       ensureMikrotikDictionary();
@@ -311,12 +312,33 @@ describe('routeros-sim hotspot NAS', () => {
       return radiusCodec.decode({ packet: raw, secret: radius.secret }).code;
     };
     expect(await ask([['Acct-Session-Id', 'ffffffff']])).to.equal('Disconnect-NAK');
+    // Without the host's address the router cannot tell which host: nothing ends.
     expect(
       await ask([
         ['Acct-Session-Id', sessionId],
         ['User-Name', 'tn-dm'],
       ]),
-    ).to.equal('Disconnect-ACK');
+    ).to.equal('Disconnect-NAK');
+    // Every attribute given must be the session's.
+    expect(
+      await ask([
+        ['Framed-IP-Address', ip],
+        ['User-Name', 'someone-else'],
+      ]),
+    ).to.equal('Disconnect-NAK');
+    expect(active(sim)).to.have.length(1);
+    // Stuck: ACKed, and the session goes on.
+    sim.faults.set({ stuckSessions: ['tn-dm'] });
+    const full = [
+      ['Framed-IP-Address', ip],
+      ['User-Name', 'tn-dm'],
+      ['Acct-Session-Id', sessionId],
+    ];
+    expect(await ask(full)).to.equal('Disconnect-ACK');
+    await sim.flushRadius();
+    expect(active(sim)).to.have.length(1);
+    sim.faults.clear();
+    expect(await ask(full)).to.equal('Disconnect-ACK');
     await sim.flushRadius();
     expect(active(sim)).to.have.length(0);
     expect(radius.accounting('Stop')[0]?.attributes['Acct-Terminate-Cause']).to.equal('Admin-Reset');
