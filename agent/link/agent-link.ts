@@ -16,7 +16,7 @@ import { openLink } from './open-link.js';
 import type { LinkCredentials } from './open-link.js';
 import { OutboxPump } from './outbox-pump.js';
 
-/** The part of a pino logger the link uses. */
+/** The part of the agent logger the link uses. */
 export interface LinkLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
