@@ -214,7 +214,11 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
         final: true,
       });
     }
-    const facts = await this.options.enrolFacts?.().catch(() => undefined);
+    // The router may be slow to answer: stop() must not wait for its facts.
+    const facts = await untilStopped(
+      this.options.enrolFacts?.().catch(() => undefined),
+      this.#abort.signal,
+    );
     return {
       kind: 'enrol',
       code: normaliseEnrolCode(code),
@@ -282,4 +286,15 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
     this.emit('stopped', error);
     this.#resolveDone(error);
   }
+}
+
+/** `work`'s value, or undefined as soon as `signal` is aborted. */
+function untilStopped<T>(work: Promise<T> | undefined, signal: AbortSignal): Promise<T | undefined> {
+  if (work === undefined || signal.aborted) return Promise.resolve(undefined);
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, stopped]).finally(() => signal.removeEventListener('abort', onAbort!));
 }
