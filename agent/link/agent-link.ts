@@ -15,6 +15,7 @@ import type { ControllerMessage, LinkSession, StreamMessageType } from './link-s
 import { openLink } from './open-link.js';
 import type { LinkCredentials } from './open-link.js';
 import { OutboxPump } from './outbox-pump.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 /** The part of the agent logger the link uses. */
 export interface LinkLogger {
@@ -138,10 +139,10 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
       let connectedFor = 0;
       try {
         const session = await this.#connect();
-        const started = performance.now();
+        const started = monotonicMs();
         await this.#serve(session);
         error = (await session.ended).error;
-        connectedFor = performance.now() - started;
+        connectedFor = monotonicMs() - started;
       } catch (err) {
         if (!(err instanceof LinkError)) throw err;
         error = err;

@@ -6,6 +6,7 @@ import type { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import type { Outbox, ReportKind } from '../state/outbox.js';
 import { readTelemetry } from './read-telemetry.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 export interface ReportSchedulerOptions {
   outbox: Outbox;
@@ -89,7 +90,7 @@ export class ReportScheduler {
   async reportFacts(force: boolean): Promise<void> {
     // A gap measured on the monotonic clock: a wall clock stepped back (NTP on a router that booted
     // at a default date) would otherwise hold facts back for as long as the step.
-    const now = performance.now();
+    const now = monotonicMs();
     if (!force && now - this.#lastFacts < (this.#o.factsMinSpacingMs ?? 60_000)) return;
     const signal = this.#stopping.signal;
     if (signal.aborted) return;
