@@ -89,7 +89,11 @@ withRouterOptions(
         'TICKETNET_ENROL_CODE',
       ),
     )
-    .addOption(new Option('--log-level <level>', 'pino log level').env('TICKETNET_LOG_LEVEL').default('info'))
+    .addOption(
+      new Option('--log-level <level>', 'log level: debug, info, warn, error or silent')
+        .env('TICKETNET_LOG_LEVEL')
+        .default('info'),
+    )
     .addOption(
       new Option('--telemetry-interval <seconds>', 'seconds between two telemetry reports')
         .env('TICKETNET_TELEMETRY_INTERVAL_S')

@@ -35,6 +35,22 @@ const zodEnglishOnly = {
   },
 };
 
+// uuid draws its random bytes from the global `crypto.getRandomValues`, whose first use loads
+// Node's whole WebCrypto (SubtleCrypto and its WebIDL layer) into an agent that needs none of it.
+// Its `rng` is swapped for the same 16 bytes from node:crypto.
+const uuidNodeRandom = {
+  name: 'uuid-node-random',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]uuid[\\/]dist(-node)?[\\/]rng\.js$/ }, () => ({
+      contents:
+        "import { randomFillSync } from 'node:crypto';\n" +
+        'const bytes = new Uint8Array(16);\n' +
+        'export default function rng() { return randomFillSync(bytes); }\n',
+      loader: 'js',
+    }));
+  },
+};
+
 const bundle = join(out, 'ticketnet-agent.cjs');
 await build({
   entryPoints: ['packaging/agent-entry.ts'],
@@ -53,7 +69,7 @@ await build({
     'process.env.WS_NO_BUFFER_UTIL': '"1"',
     'process.env.WS_NO_UTF_8_VALIDATE': '"1"',
   },
-  plugins: [zodEnglishOnly],
+  plugins: [zodEnglishOnly, uuidNodeRandom],
   logLevel: 'warning',
 });
 

@@ -207,89 +207,100 @@ const salesEntrySchema = once(() =>
 );
 
 // ---- remote access (WireGuard / SSTP transport, rescue relay) ----
-const WG_KEY = z
-  .string()
-  .regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)');
-const IPV4 = z.ipv4();
-const RA_INTERFACE = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/);
-const RA_HOST = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[A-Za-z0-9.:-]+$/);
-const RA_PORT = z.int().min(1).max(65535);
+// The helper schemas of the commands below are built on first use, as the commands' own are.
+const WG_KEY = once(() =>
+  z.string().regex(/^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw480]=$/, 'a WireGuard key (base64 of 32 bytes)'),
+);
+const IPV4 = once(() => z.ipv4());
+const RA_INTERFACE = once(() => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/));
+const RA_HOST = once(() =>
+  z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[A-Za-z0-9.:-]+$/),
+);
+const RA_PORT = once(() => z.int().min(1).max(65535));
 export const TRANSPORT_PROTOCOLS = ['WIREGUARD', 'SSTP'] as const;
 // ---- Client equipment (controller/modules/equipment) -------------------------------------------
 
 /** A MAC address, colon-separated, as RouterOS prints it. */
-const macAddress = z.string().regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/);
+const macAddress = once(() => z.string().regex(/^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$/));
 /** The comment that marks what ticketnet placed for one device: `ticketnet:<device id>`. */
 export const equipmentMarker = (deviceId: string): string => `ticketnet:${deviceId}`;
 
-const EQUIPMENT_TARGET = {
+const EQUIPMENT_TARGET = once(() => ({
   /** The device's id: the rule and the probe carry `ticketnet:<id>` as their comment. */
   device_id: z.uuid(),
-  lan_ip: IPV4,
+  lan_ip: IPV4(),
   /** Null when the device was declared without a MAC (no lease is pinned). */
-  mac: macAddress.nullable(),
-};
+  mac: macAddress().nullable(),
+}));
 
 /** What the router holds for one device, as `equipment.status` reads it. */
-const EQUIPMENT_STATE_SCHEMA = z.object({
-  device_id: z.uuid(),
-  /** The marked dst-nat rule; null when absent (a second one is reported in `extra_rules`). */
-  rule: z
-    .object({
-      disabled: z.boolean(),
-      chain: z.string().max(64),
-      action: z.string().max(64),
-      protocol: z.string().max(32),
-      dst_port: z.string().max(64),
-      to_addresses: z.string().max(64),
-      to_ports: z.string().max(64),
-    })
-    .nullable(),
-  extra_rules: count,
-  /** The DHCP lease of the device's MAC (else of its address); null when none. */
-  lease: z.object({ address: z.string().max(64), mac: z.string().max(32), dynamic: z.boolean() }).nullable(),
-  /** MAC the ARP table holds for the device's address; null when no complete entry. */
-  arp_mac: z.string().max(32).nullable(),
-  /** Address the ARP table holds for the device's MAC; null when none. */
-  arp_ip_of_mac: z.string().max(64).nullable(),
-  /** The marked netwatch probe; null when absent. */
-  probe: z
-    .object({
-      status: z.enum(['up', 'down', 'unknown']),
-      since: z.string().max(64).nullable(),
-      disabled: z.boolean(),
-    })
-    .nullable(),
-});
+const EQUIPMENT_STATE_SCHEMA = once(() =>
+  z.object({
+    device_id: z.uuid(),
+    /** The marked dst-nat rule; null when absent (a second one is reported in `extra_rules`). */
+    rule: z
+      .object({
+        disabled: z.boolean(),
+        chain: z.string().max(64),
+        action: z.string().max(64),
+        protocol: z.string().max(32),
+        dst_port: z.string().max(64),
+        to_addresses: z.string().max(64),
+        to_ports: z.string().max(64),
+      })
+      .nullable(),
+    extra_rules: count,
+    /** The DHCP lease of the device's MAC (else of its address); null when none. */
+    lease: z
+      .object({ address: z.string().max(64), mac: z.string().max(32), dynamic: z.boolean() })
+      .nullable(),
+    /** MAC the ARP table holds for the device's address; null when no complete entry. */
+    arp_mac: z.string().max(32).nullable(),
+    /** Address the ARP table holds for the device's MAC; null when none. */
+    arp_ip_of_mac: z.string().max(64).nullable(),
+    /** The marked netwatch probe; null when absent. */
+    probe: z
+      .object({
+        status: z.enum(['up', 'down', 'unknown']),
+        since: z.string().max(64).nullable(),
+        disabled: z.boolean(),
+      })
+      .nullable(),
+  }),
+);
 
 /** Rates cross the link in kbit/s; RouterOS takes bits per second. */
-const KBPS = z.int().min(1).max(10_000_000);
-const IPV4_PREFIX = z
-  .string()
-  .regex(/^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}(\/([0-9]|[12]\d|3[0-2]))?$/);
-const BW_KEY = z.string().regex(/^[a-z0-9_]{1,24}$/);
+const KBPS = once(() => z.int().min(1).max(10_000_000));
+const IPV4_PREFIX = once(() =>
+  z.string().regex(/^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}(\/([0-9]|[12]\d|3[0-2]))?$/),
+);
+const BW_KEY = once(() => z.string().regex(/^[a-z0-9_]{1,24}$/));
 
 /** Params of `bandwidth.apply` (docs/bandwidth.md gives where each object sits). */
-export const BANDWIDTH_APPLY_PARAMS = z.strictObject({
-  /** The global cap, or null when it is off. */
-  cap: z
-    .strictObject({
-      limit_kbps: KBPS,
-      /** Essential traffic's guaranteed part of the cap (limit-at), strictly between 0 and 1. */
-      essential_share: z.number().gt(0).lt(1),
-    })
-    .nullable(),
-  /** Essential classes: an address list each, marked high priority while the cap is on. */
-  classes: z.array(z.strictObject({ id: BW_KEY, ranges: z.array(IPV4_PREFIX).min(1).max(500) })).max(20),
-  /** Throttled users: one queue each over all their addresses. */
-  users: z
-    .array(z.strictObject({ key: BW_KEY, limit_kbps: KBPS, addresses: z.array(IPV4).min(1).max(16) }))
-    .max(100),
-});
+const BANDWIDTH_APPLY_PARAMS = once(() =>
+  z.strictObject({
+    /** The global cap, or null when it is off. */
+    cap: z
+      .strictObject({
+        limit_kbps: KBPS(),
+        /** Essential traffic's guaranteed part of the cap (limit-at), strictly between 0 and 1. */
+        essential_share: z.number().gt(0).lt(1),
+      })
+      .nullable(),
+    /** Essential classes: an address list each, marked high priority while the cap is on. */
+    classes: z
+      .array(z.strictObject({ id: BW_KEY(), ranges: z.array(IPV4_PREFIX()).min(1).max(500) }))
+      .max(20),
+    /** Throttled users: one queue each over all their addresses. */
+    users: z
+      .array(z.strictObject({ key: BW_KEY(), limit_kbps: KBPS(), addresses: z.array(IPV4()).min(1).max(16) }))
+      .max(100),
+  }),
+);
 
 // The catalogue's schemas are built when a command of that name is first checked, not when this
 // module loads: an idle agent holds the few it has used, not the whole catalogue (zod schemas cost
@@ -604,19 +615,19 @@ const COMMAND_SPECS = {
    */
   'vpn.wireguard.apply': () => ({
     params: z.strictObject({
-      interface: RA_INTERFACE,
-      private_key: WG_KEY,
-      preshared_key: WG_KEY,
-      server_public_key: WG_KEY,
-      endpoint_host: RA_HOST,
-      endpoint_port: RA_PORT,
+      interface: RA_INTERFACE(),
+      private_key: WG_KEY(),
+      preshared_key: WG_KEY(),
+      server_public_key: WG_KEY(),
+      endpoint_host: RA_HOST(),
+      endpoint_port: RA_PORT(),
       /** The router's management address on the tunnel, e.g. 10.96.0.2/32. */
       address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/32$/),
       /** What the router sends through the tunnel (the server's block). */
       allowed_address: z.string().regex(/^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/),
       keepalive_seconds: z.int().min(0).max(3600),
     }),
-    output: z.object({ interface: RA_INTERFACE, public_key: WG_KEY }),
+    output: z.object({ interface: RA_INTERFACE(), public_key: WG_KEY() }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
     secretParams: ['private_key', 'preshared_key'],
@@ -624,13 +635,13 @@ const COMMAND_SPECS = {
   /** Creates or updates the SSTP client interface `interface` dialling the {vpn_host} end. Idempotent. */
   'vpn.sstp.apply': () => ({
     params: z.strictObject({
-      interface: RA_INTERFACE,
-      connect_to: RA_HOST,
-      port: RA_PORT,
+      interface: RA_INTERFACE(),
+      connect_to: RA_HOST(),
+      port: RA_PORT(),
       user: z.string().regex(/^[A-Za-z0-9._-]{1,64}$/),
       password: z.string().min(8).max(128),
     }),
-    output: z.object({ interface: RA_INTERFACE }),
+    output: z.object({ interface: RA_INTERFACE() }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
     secretParams: ['password'],
@@ -643,9 +654,9 @@ const COMMAND_SPECS = {
   'vpn.probe': () => ({
     params: z.strictObject({
       protocol: z.enum(TRANSPORT_PROTOCOLS),
-      interface: RA_INTERFACE,
-      server_address: IPV4,
-      router_address: IPV4,
+      interface: RA_INTERFACE(),
+      server_address: IPV4(),
+      router_address: IPV4(),
     }),
     output: z.object({
       present: z.boolean(),
@@ -663,7 +674,7 @@ const COMMAND_SPECS = {
   }),
   /** Removes a transport's interface (and its WireGuard peers) from the router; absent is done. */
   'vpn.transport.remove': () => ({
-    params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE }),
+    params: z.strictObject({ protocol: z.enum(TRANSPORT_PROTOCOLS), interface: RA_INTERFACE() }),
     output: z.object({ removed: z.boolean() }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
@@ -688,14 +699,14 @@ const COMMAND_SPECS = {
    * agent only sealed (nacl.box) to `seal_to`, a one-time X25519 key of the controller.
    */
   'vpn.rescue.read': () => ({
-    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), seal_to: WG_KEY }),
+    params: z.strictObject({ user: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), seal_to: WG_KEY() }),
     output: z.object({
       state: z.enum(['READY', 'NOT_READY', 'UNAVAILABLE_ON_MODEL']),
       vpn_status: z.string().max(500),
       dns_name: z.string().max(255).nullable(),
       port: z.int().min(0).max(65535).nullable(),
       sealed_profile: z
-        .object({ ephemeral_public_key: WG_KEY, nonce: z.string().max(64), box: z.string().max(16_384) })
+        .object({ ephemeral_public_key: WG_KEY(), nonce: z.string().max(64), box: z.string().max(16_384) })
         .nullable(),
     }),
     defaultTimeoutSeconds: 30,
@@ -745,7 +756,7 @@ const COMMAND_SPECS = {
    */
   'equipment.pin': () => ({
     params: z.strictObject({
-      ...EQUIPMENT_TARGET,
+      ...EQUIPMENT_TARGET(),
       service_port: z.int().min(1).max(65535),
       dstnat_port: z.int().min(1).max(65535),
       /**
@@ -769,8 +780,8 @@ const COMMAND_SPECS = {
   }),
   /** Reads what the router holds for each device (rule, lease, ARP, probe). Read only. */
   'equipment.status': () => ({
-    params: z.strictObject({ devices: z.array(z.strictObject(EQUIPMENT_TARGET)).min(1).max(200) }),
-    output: z.object({ devices: z.array(EQUIPMENT_STATE_SCHEMA).max(200) }),
+    params: z.strictObject({ devices: z.array(z.strictObject(EQUIPMENT_TARGET())).min(1).max(200) }),
+    output: z.object({ devices: z.array(EQUIPMENT_STATE_SCHEMA()).max(200) }),
     defaultTimeoutSeconds: 30,
     effect: 'read',
   }),
@@ -812,7 +823,7 @@ const COMMAND_SPECS = {
    * queues are on the router afterwards.
    */
   'bandwidth.apply': () => ({
-    params: BANDWIDTH_APPLY_PARAMS,
+    params: BANDWIDTH_APPLY_PARAMS(),
     output: z.object({
       found: count,
       added: count,

@@ -8,5 +8,10 @@ const SEPARATORS = /[\s\u002d\u2010-\u2015\u2212\ufe63\uff0d]/gu;
  * It does not judge the result; the `enrol` schema refuses anything outside `[A-Z0-9]{4,64}`.
  */
 export function normaliseEnrolCode(input: string): string {
-  return input.normalize('NFKC').replace(SEPARATORS, '').toUpperCase();
+  // Printable ASCII is its own NFKC form: skipping normalize() then spares the agent ICU's
+  // normalisation data (loaded on the first call, and kept).
+  const folded = PRINTABLE_ASCII.test(input) ? input : input.normalize('NFKC');
+  return folded.replace(SEPARATORS, '').toUpperCase();
 }
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;

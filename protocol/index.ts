@@ -127,3 +127,4 @@ export {
   type RadiusRelayReport,
 } from './radius-relay-report.js';
 export { isoTime } from './iso-time.js';
+export { monotonicMs } from './monotonic-time.js';

@@ -3,7 +3,7 @@
 // new id → journal (fsync) first, then ack, then run in arrival order, then journal the result,
 // then send it. A command whose deadline has passed is not started (FAILED DEADLINE_PASSED).
 // The deadline is the command's time to live counted from its receipt on the monotonic clock
-// (`performance.now()`): the controller's clock and this machine's (a router without NTP starts at a
+// (`monotonicMs()`): the controller's clock and this machine's (a router without NTP starts at a
 // default date) are never compared. After a restart the monotonic clock is gone, so a recovered
 // command's deadline is its receipt plus its time to live on this machine's wall clock (`expires_at`).
 import { MAX_COMMAND_TTL_MS, parseCommandOutput, parseCommandParams } from '../../protocol/index.js';
@@ -14,6 +14,7 @@ import type { CommandBody, CommandJournal, JournalEntry, ResultBody } from '../s
 import type { CommandCatalogue, CommandContext, CommandHandler } from './command-catalogue.js';
 import { fault, faultFromError } from './fault-from-error.js';
 import { isoTime } from '../../protocol/index.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 /** Where acks and results go: the live link, or nowhere (false) while it is down. */
 export interface CommandTransport {
@@ -102,7 +103,7 @@ export class CommandExecutor {
   /** Handles a `command` from the controller. Resolves once it is acknowledged (or answered). */
   receive(command: CommandBody): Promise<void> {
     // The time to live runs from now, not from the end of the receipts queued before this one.
-    const receivedAt = performance.now();
+    const receivedAt = monotonicMs();
     this.#receiving++;
     const receipt = this.#receipts
       .then(() => this.#receive(command, receivedAt))
@@ -246,7 +247,7 @@ export class CommandExecutor {
     const expiry = this.#expiry.get(entry.command.id);
     const left =
       expiry !== undefined
-        ? expiry - performance.now()
+        ? expiry - monotonicMs()
         : Date.parse(entry.expires_at ?? entry.command.deadline) - now.getTime();
     return Math.min(MAX_COMMAND_TTL_MS, left);
   }

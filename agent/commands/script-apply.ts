@@ -5,6 +5,7 @@ import type { CommandOutput } from '../../protocol/index.js';
 import type { AgentLogger } from '../logger.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { isRouterError, RouterError } from '../routeros/router-error.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 type ScriptApplyOutput = CommandOutput<'router.script.apply'>;
 
@@ -29,7 +30,7 @@ export async function applyScript(
   options: ScriptApplyOptions,
 ): Promise<ScriptApplyOutput> {
   const call = options.signal ? { signal: options.signal } : {};
-  const started = performance.now();
+  const started = monotonicMs();
   // A previous run cut short (agent restart, deadline, a removal that kept failing) may have left
   // its entry behind: a replay must not fail on the duplicate name, and the entry holds a secret.
   await removeByName(router, options.name, call);
@@ -57,7 +58,7 @@ export async function applyScript(
       { retryable: true, cause: leftover },
     );
   }
-  return { name: options.name, duration_ms: Math.round(performance.now() - started) };
+  return { name: options.name, duration_ms: Math.round(monotonicMs() - started) };
 }
 
 /**

@@ -15,8 +15,9 @@ import type { ControllerMessage, LinkSession, StreamMessageType } from './link-s
 import { openLink } from './open-link.js';
 import type { LinkCredentials } from './open-link.js';
 import { OutboxPump } from './outbox-pump.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
-/** The part of a pino logger the link uses. */
+/** The part of the agent logger the link uses. */
 export interface LinkLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
@@ -138,10 +139,10 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
       let connectedFor = 0;
       try {
         const session = await this.#connect();
-        const started = performance.now();
+        const started = monotonicMs();
         await this.#serve(session);
         error = (await session.ended).error;
-        connectedFor = performance.now() - started;
+        connectedFor = monotonicMs() - started;
       } catch (err) {
         if (!(err instanceof LinkError)) throw err;
         error = err;
@@ -214,7 +215,11 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
         final: true,
       });
     }
-    const facts = await this.options.enrolFacts?.().catch(() => undefined);
+    // The router may be slow to answer: stop() must not wait for its facts.
+    const facts = await untilStopped(
+      this.options.enrolFacts?.().catch(() => undefined),
+      this.#abort.signal,
+    );
     return {
       kind: 'enrol',
       code: normaliseEnrolCode(code),
@@ -282,4 +287,15 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
     this.emit('stopped', error);
     this.#resolveDone(error);
   }
+}
+
+/** `work`'s value, or undefined as soon as `signal` is aborted. */
+function untilStopped<T>(work: Promise<T> | undefined, signal: AbortSignal): Promise<T | undefined> {
+  if (work === undefined || signal.aborted) return Promise.resolve(undefined);
+  let onAbort: (() => void) | undefined;
+  const stopped = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, stopped]).finally(() => signal.removeEventListener('abort', onAbort!));
 }

@@ -31,6 +31,7 @@ import type {
   VerifyingKey,
 } from '../../protocol/index.js';
 import { controllerRefusal, LinkError } from './link-error.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 /** Messages the controller sends after the handshake (a batch's are handed over one by one). */
 export type ControllerMessage = MessageOf<
@@ -113,7 +114,7 @@ export class LinkSession {
   readonly welcome: MessageBody<'welcome'>;
   /** Resolves once when the connection is over, whatever ended it. */
   readonly ended: Promise<SessionEnd>;
-  /** When the session opened, on the monotonic timer (`performance.now()`): for durations only. */
+  /** When the session opened, on the monotonic timer (`monotonicMs()`): for durations only. */
   readonly connectedAt: number;
   readonly #ws: WebSocket;
   readonly #options: LinkSessionOptions;
@@ -136,7 +137,7 @@ export class LinkSession {
     this.#ws = options.ws;
     this.sid = options.sid;
     this.welcome = options.welcome;
-    this.connectedAt = performance.now();
+    this.connectedAt = monotonicMs();
     this.#heartbeatMs = options.heartbeatMs ?? options.welcome.heartbeat_seconds * 1000;
     this.#version = options.version ?? 1;
     if (options.keys === undefined) {

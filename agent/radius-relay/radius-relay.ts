@@ -13,6 +13,7 @@ import type { MessageBody, RadiusRelayReport } from '../../protocol/index.js';
 import type { AgentLogger } from '../logger.js';
 import { CoaForwarder, type CoaTarget } from './coa-forwarder.js';
 import { allowed, inBlocks, type Ipv4Block } from './ipv4-cidr.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 export type RadiusFrame = MessageBody<'radius'>;
 export type RelayKind = 'auth' | 'acct';
@@ -162,8 +163,8 @@ export class RadiusRelay {
     const { allow, logger } = this.#options;
     if (!('read' in allow) || this.#stopped) return Promise.resolve();
     if (this.#routerReading) return this.#routerReading;
-    if (performance.now() - this.#routerReadAt < ROUTER_ADDRESSES_REFRESH_MS) return Promise.resolve();
-    this.#routerReadAt = performance.now();
+    if (monotonicMs() - this.#routerReadAt < ROUTER_ADDRESSES_REFRESH_MS) return Promise.resolve();
+    this.#routerReadAt = monotonicMs();
     this.#routerReading = allow
       .read()
       .then(

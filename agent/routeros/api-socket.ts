@@ -8,6 +8,7 @@ import { RouterError } from './router-error.js';
 import type { RouterLogger } from './router-logger.js';
 import { ApiFramingError, SentenceDecoder, encodeSentence } from './sentence-decoder.js';
 import { decodeWin1252, encodeWin1252 } from './win1252.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 /** Attributes of one reply sentence (`=name=value` words), values as raw bytes. */
 export type ApiAttributes = Map<string, Buffer>;
@@ -132,7 +133,7 @@ export class ApiSocket {
         options,
         records: [],
         empty: false,
-        lastActivity: performance.now(),
+        lastActivity: monotonicMs(),
         timer: undefined,
         resolve,
         reject,
@@ -261,7 +262,7 @@ export class ApiSocket {
       );
       return;
     }
-    call.lastActivity = performance.now();
+    call.lastActivity = monotonicMs();
     switch (reply) {
       case '!re':
         this.onRecord(tag, call, attrs);
@@ -312,7 +313,7 @@ export class ApiSocket {
   private armTimer(tag: string, call: PendingCall, delayMs: number): void {
     call.timer = setTimeout(() => {
       if (this.pending.get(tag) !== call) return;
-      const idle = performance.now() - call.lastActivity;
+      const idle = monotonicMs() - call.lastActivity;
       const left = call.options.timeoutMs - idle;
       // replies came in meanwhile: wait for the rest of the allowance only
       if (left > 0) {

@@ -96,6 +96,18 @@ function queryWords(options: PrintOptions): string[] {
   return words;
 }
 
+/** `work`, or the signal's reason as soon as it is aborted (work goes on, its outcome unheard). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort!));
+}
+
 export class RouterConnection {
   readonly host: string;
   readonly port: number;
@@ -107,6 +119,8 @@ export class RouterConnection {
   private readonly logger: RouterLogger;
   private api: ApiSocket | undefined;
   private opening: Promise<ApiSocket> | undefined;
+  /** The socket of `opening` while it connects and logs in (close() drops it). */
+  private openingApi: ApiSocket | undefined;
   /** Bumped by close(): a connection that completes afterwards is discarded. */
   private generation = 0;
 
@@ -148,11 +162,18 @@ export class RouterConnection {
     await this.link();
   }
 
-  /** Closes the link; pending calls are rejected. A later call connects again. */
+  /**
+   * Closes the link; pending calls are rejected. A later call connects again. A connection still
+   * being made is dropped too: a router that never answers must not hold the agent's stop up
+   * until the connect deadline.
+   */
   async close(): Promise<void> {
     this.generation++;
     const api = this.api;
     this.api = undefined;
+    this.openingApi?.destroy(
+      new RouterError('ROUTER_UNREACHABLE', `router ${this.endpoint}: connection closed by the agent`),
+    );
     await api?.close();
   }
 
@@ -177,7 +198,9 @@ export class RouterConnection {
     options: RouterCallOptions & { onRecord?: (attrs: ApiAttributes) => void } = {},
   ): Promise<ApiReply> {
     const words = [normalisePath(path), ...paramWords(params)];
-    const api = await this.link();
+    // The signal counts while connecting too: the connection goes on for the next caller, this one
+    // is let go at once (a command or report cancelled while the router does not answer).
+    const api = await untilAborted(this.link(), options.signal);
     return api.call(words, {
       timeoutMs: options.timeoutMs ?? this.timeoutMs,
       ...(options.signal ? { signal: options.signal } : {}),
@@ -278,6 +301,7 @@ export class RouterConnection {
       keepaliveMs: this.keepaliveMs,
       logger: this.logger,
     });
+    this.openingApi = api;
     // one deadline for TCP connect and login together: a router that accepts
     // the connection but never answers /login is as unreachable as a dead one
     const deadline = setTimeout(
@@ -304,6 +328,7 @@ export class RouterConnection {
       throw reason;
     } finally {
       clearTimeout(deadline);
+      if (this.openingApi === api) this.openingApi = undefined;
     }
     if (generation !== this.generation) {
       await api.close();

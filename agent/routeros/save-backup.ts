@@ -8,6 +8,7 @@ import { readCapabilities } from './read-facts.js';
 import type { RouterConnection } from './router-connection.js';
 import { RouterError } from './router-error.js';
 import { parseRouterOsInteger } from './ros-values.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 export interface BackupFile {
   file_name: string;
@@ -80,13 +81,13 @@ async function waitForStableFile(
   fileName: string,
   options: { settleTimeoutMs: number; pollIntervalMs: number; signal?: AbortSignal },
 ): Promise<FileEntry> {
-  const deadline = performance.now() + options.settleTimeoutMs;
+  const deadline = monotonicMs() + options.settleTimeoutMs;
   let previous: FileEntry | undefined;
   for (;;) {
     const entry = await findFile(conn, fileName, options.signal);
     if (entry && previous && entry.size === previous.size) return entry;
     previous = entry;
-    if (performance.now() >= deadline) break;
+    if (monotonicMs() >= deadline) break;
     await sleep(options.pollIntervalMs, options.signal);
   }
   if (!previous) {

@@ -6,6 +6,7 @@ import type { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import type { Outbox, ReportKind } from '../state/outbox.js';
 import { readTelemetry } from './read-telemetry.js';
+import { monotonicMs } from '../../protocol/monotonic-time.js';
 
 export interface ReportSchedulerOptions {
   outbox: Outbox;
@@ -34,6 +35,10 @@ export class ReportScheduler {
   readonly #timers: NodeJS.Timeout[] = [];
   #lastFacts = Number.NEGATIVE_INFINITY;
   #pending = new Set<Promise<void>>();
+  /** A periodic telemetry sample is under way. */
+  #sampling = false;
+  /** Aborted by stop(): a router read under way is let go (a router that does not answer would hold the stop up). */
+  readonly #stopping = new AbortController();
 
   constructor(options: ReportSchedulerOptions) {
     this.#o = options;
@@ -42,10 +47,12 @@ export class ReportScheduler {
 
   start(): void {
     this.#timers.push(
-      setInterval(
-        () => this.#track(this.reportTelemetry()),
-        this.#o.telemetryIntervalMs ?? TELEMETRY_INTERVAL_MS,
-      ),
+      setInterval(() => {
+        // A router slower than the period: one sample at a time, not a pile of reads waiting on it.
+        if (this.#sampling) return;
+        this.#sampling = true;
+        this.#track(this.reportTelemetry().finally(() => (this.#sampling = false)));
+      }, this.#o.telemetryIntervalMs ?? TELEMETRY_INTERVAL_MS),
       setInterval(() => this.#track(this.reportFacts(true)), this.#o.factsIntervalMs ?? FACTS_INTERVAL_MS),
     );
   }
@@ -55,17 +62,23 @@ export class ReportScheduler {
     this.#track(this.reportFacts(false));
   }
 
+  /** Stops the timers and lets a router read under way go; a report being written is waited for. */
   async stop(): Promise<void> {
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
+    this.#stopping.abort();
     await Promise.all(this.#pending);
   }
 
   /** Stores a telemetry report: the sample, or the router fault when it could not be read. */
   async reportTelemetry(): Promise<void> {
     let data: Record<string, unknown>;
+    const signal = this.#stopping.signal;
+    if (signal.aborted) return;
     try {
-      data = { router_reachable: true, ...(await readTelemetry(this.#o.router)) };
+      data = { router_reachable: true, ...(await readTelemetry(this.#o.router, signal)) };
     } catch (err) {
+      // Stopped while reading: nothing was learnt about the router.
+      if (signal.aborted) return;
       // An unreachable router is exactly what the controller needs to hear about.
       const fault = faultFromError(err);
       data = { router_reachable: false, fault_code: fault.code, fault_message: fault.message };
@@ -77,13 +90,16 @@ export class ReportScheduler {
   async reportFacts(force: boolean): Promise<void> {
     // A gap measured on the monotonic clock: a wall clock stepped back (NTP on a router that booted
     // at a default date) would otherwise hold facts back for as long as the step.
-    const now = performance.now();
+    const now = monotonicMs();
     if (!force && now - this.#lastFacts < (this.#o.factsMinSpacingMs ?? 60_000)) return;
+    const signal = this.#stopping.signal;
+    if (signal.aborted) return;
     this.#lastFacts = now;
     try {
-      const facts = await readFacts(this.#o.router);
+      const facts = await readFacts(this.#o.router, { signal });
       await this.#store('facts', { ...facts, ...this.#o.extraFacts?.() });
     } catch (err) {
+      if (signal.aborted) return;
       this.#lastFacts = Number.NEGATIVE_INFINITY;
       this.#o.logger.warn({ fault: faultFromError(err) }, 'facts report skipped: router not readable');
     }
