@@ -28,6 +28,7 @@ import { applySstp, applyWireguard, removeTransport } from './remote-access-tran
 import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
+import { readRouterServices } from './router-services.js';
 import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
@@ -101,6 +102,7 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),
   'equipment.status': ({ router, params, signal }) => readEquipmentStatus(router, params, { signal }),
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
+  'router.services': ({ router, signal }) => readRouterServices(router, { signal }),
   'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
   'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
 });

@@ -67,6 +67,7 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
     devices: [{ device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b', lan_ip: '192.168.50.20', mac: null }],
   },
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
+  'router.services': {},
   'hotspot.active.usage': {},
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
 };
@@ -100,6 +101,7 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'equipment.pin': 403,
   'equipment.status': 202,
   'equipment.unpin': 403,
+  'router.services': 202,
   'hotspot.active.usage': 202,
   'bandwidth.apply': 403,
 };
