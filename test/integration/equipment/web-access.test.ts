@@ -207,6 +207,23 @@ forEachDatabase('router web access through the agent link (RouterOS 7.19 and 6.4
     }
   });
 
+  it('bytes keep the ports open past the idle time', async function () {
+    this.timeout(30_000);
+    const wa = (await grant()).body.data.web_access;
+    // an SSH client that keeps talking for longer than the idle time
+    const { host, port } = split(wa.ssh);
+    const socket = connect({ host, port });
+    await new Promise((r) => socket.once('data', r));
+    const until = performance.now() + IDLE_MS * 1.5;
+    while (performance.now() < until) {
+      socket.write('x');
+      await new Promise((r) => setTimeout(r, IDLE_MS / 6));
+    }
+    expect(socket.destroyed).to.equal(false);
+    expect(await firstBytes(wa.ssh)).to.equal(SSH_BANNER);
+    socket.destroy();
+  });
+
   it('closes the ports once idle: connections refused, the topology back to null', async function () {
     this.timeout(30_000);
     const wa = (await grant()).body.data.web_access;
