@@ -156,6 +156,13 @@ export const configSchema = z.object({
     .optional(),
   /** Scheme of the device hosts' links (`https` behind the TLS terminator). */
   equipmentDeviceScheme: z.enum(['http', 'https']).default('https'),
+  /** Ports the controller opens on request for a router's web UI, WinBox, API and SSH (`30000-30999`). */
+  webAccessPorts: z
+    .string()
+    .regex(/^\d{1,5}-\d{1,5}$/, 'expected FIRST-LAST')
+    .transform((v) => v.split('-').map(Number) as [number, number])
+    .refine(([a, b]) => a >= 1024 && b <= 65535 && a <= b, 'expected 1024 <= FIRST <= LAST <= 65535')
+    .prefault('30000-30999'),
   // Technician hub and realtime broker (docs/api/support.md, docs/realtime.md).
   /** Browser origins admitted on /realtime (comma list, `*` for any); apps that send no Origin skip the check. */
   realtimeAllowedOrigins: z
@@ -225,6 +232,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
   equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
   equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
+  webAccessPorts: 'TICKETNET_WEB_ACCESS_PORTS',
   realtimeAllowedOrigins: 'TICKETNET_REALTIME_ALLOWED_ORIGINS',
   supportPriorRating: 'TICKETNET_SUPPORT_PRIOR_RATING',
   supportPriorWeight: 'TICKETNET_SUPPORT_PRIOR_WEIGHT',

@@ -103,6 +103,7 @@ export class Controller {
     // Agents first: they are told SHUTTING_DOWN and their links are marked before the database closes.
     await this.services.hub.close();
     await this.services.realtime.close();
+    this.services.equipment.close();
     const server = this.#server;
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

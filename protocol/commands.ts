@@ -792,6 +792,27 @@ const COMMAND_SPECS = {
     defaultTimeoutSeconds: 30,
     effect: 'change',
   }),
+  /**
+   * The router's management services (`/ip service`): name, port, whether enabled and the TLS
+   * certificate (null for none), for the controller's web access to the router itself. Read only.
+   */
+  'router.services': () => ({
+    params: z.strictObject({}),
+    output: z.object({
+      services: z
+        .array(
+          z.object({
+            name: z.string().max(64),
+            port: z.int().min(1).max(65535),
+            disabled: z.boolean(),
+            certificate: z.string().max(200).nullable(),
+          }),
+        )
+        .max(64),
+    }),
+    defaultTimeoutSeconds: 20,
+    effect: 'read',
+  }),
   // ---- bandwidth programme (docs/bandwidth.md) ----
   /**
    * The hotspot's open sessions with their counters (`/ip/hotspot/active`): user, address and

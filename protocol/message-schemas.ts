@@ -34,6 +34,24 @@ export const STREAM_EARLY_BYTES = 64 * 1024;
 /** A receiver grants credit back in steps of at least this part of the window (1/4): fewer frames. */
 export const STREAM_CREDIT_DIVISOR = 4;
 
+/**
+ * Feature flag of a peer that reads `stream_data` bytes raw after the frame's JSON (sealed-frame.ts)
+ * instead of base64 in it: an agent names it in its hello `capabilities`, the controller in its
+ * welcome `features`. Each end sends raw bytes only to a peer that named it, and reads both forms.
+ */
+export const STREAM_BYTES_FEATURE = 'stream.bytes';
+
+/** The bytes of a `stream_data`, whichever form they came in. */
+export const streamDataBytes = (body: { data: string | Uint8Array }): Buffer =>
+  typeof body.data === 'string'
+    ? Buffer.from(body.data, 'base64')
+    : Buffer.from(body.data.buffer, body.data.byteOffset, body.data.byteLength);
+
+const streamBytes = z.custom<Uint8Array>(
+  (v) => v instanceof Uint8Array && v.length >= 1 && v.length <= STREAM_CHUNK_BYTES,
+  { message: `expected 1 to ${STREAM_CHUNK_BYTES} bytes` },
+);
+
 const agentVersion = label(64);
 const ephemeralKeySchema = base64Bytes(32, 32);
 const commandName = z
@@ -86,6 +104,11 @@ export const MESSAGE_SCHEMAS = {
     heartbeat_seconds: z.int().min(1).max(3600),
     /** Since version 3 (required there): the controller's ephemeral X25519 public key for this connection. */
     session_key: ephemeralKeySchema.optional(),
+    /** Feature flags of the controller (e.g. `STREAM_BYTES_FEATURE`); absent from older controllers. */
+    features: z
+      .array(z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/))
+      .max(64)
+      .optional(),
   }),
   /**
    * Controller → agent. `name` is any well-formed name, not only the catalogue, so an older agent
@@ -145,13 +168,19 @@ export const MESSAGE_SCHEMAS = {
   }),
   /** Agent → controller: connected; the agent may receive `window` bytes first. */
   stream_opened: z.object({ id: uuidSchema, window: z.int().min(1).max(16_777_216) }),
-  /** Either way: bytes of the stream, in order (base64 of at most `STREAM_CHUNK_BYTES`). */
+  /**
+   * Either way: bytes of the stream, in order (at most `STREAM_CHUNK_BYTES`): raw after the frame's
+   * JSON to a peer with `STREAM_BYTES_FEATURE`, else base64 in it.
+   */
   stream_data: z.object({
     id: uuidSchema,
-    data: z
-      .string()
-      .min(1)
-      .max(Math.ceil(STREAM_CHUNK_BYTES / 3) * 4),
+    data: z.union([
+      z
+        .string()
+        .min(1)
+        .max(Math.ceil(STREAM_CHUNK_BYTES / 3) * 4),
+      streamBytes,
+    ]),
   }),
   /** Either way: the receiver consumed `bytes` more: the sender may send that much more. */
   stream_credit: z.object({ id: uuidSchema, bytes: z.int().min(1).max(16_777_216) }),

@@ -2,11 +2,16 @@
 // header, a MAC made with the session key of the sender's direction, and the message.
 //
 //   byte 0      version (3)
-//   byte 1      flags: bit 0 = the payload is deflate-raw compressed; other bits must be 0
+//   byte 1      flags: bit 0 = the payload is deflate-raw compressed; bit 1 = the payload carries
+//               raw bytes (below); other bits must be 0, and bits 0 and 1 never together
 //   bytes 2-9   sequence number, unsigned big-endian
 //   bytes 10-25 MAC: HMAC-SHA256 truncated to 16 bytes over bytes 0-9, the session id's bytes and
 //               the payload as sent (compressed or not)
 //   bytes 26-   payload: UTF-8 JSON {"type","ts","body"}
+//
+// With bit 1 (a `stream_data` whose `data` is bytes, for a peer that reads them): the payload is a
+// 4-byte big-endian length of the JSON, the JSON without `data`, then the bytes as they are: a
+// device's bytes pass with one copy instead of base64 in JSON on both ends.
 //
 // The receiver checks the MAC (in constant time) before it reads anything else: nothing is
 // decompressed, parsed or validated until the frame is known to come from the peer of this session.
@@ -23,7 +28,7 @@ import {
   type ReadOptions,
 } from './envelope.js';
 import { isoTimeSchema } from './fields.js';
-import type { MESSAGE_SCHEMAS, MessageType } from './message-schemas.js';
+import type { MESSAGE_SCHEMAS, MessageBody, MessageType } from './message-schemas.js';
 import { ProtocolError } from './protocol-error.js';
 import { MAC_KEY_BYTES, type SessionKeys } from './session-keys.js';
 import { isoTime } from './iso-time.js';
@@ -35,6 +40,8 @@ export const SEALED_HEADER_BYTES = 26;
 const MAC_BYTES = 16;
 const MAC_AT = 10;
 const FLAG_DEFLATE = 1;
+const FLAG_BYTES = 2;
+const JSON_LENGTH_BYTES = 4;
 
 /**
  * Payloads from this size on are compressed when that makes them smaller: below it the saving is a
@@ -76,6 +83,10 @@ export function sealFrame<T extends MessageType>(
   }
   const checked = bodyToSend(type, body, SEALED_VERSION);
   const ts = isoTime(options.now);
+  if (type === 'stream_data') {
+    const { id, data } = checked as MessageBody<'stream_data'>;
+    if (typeof data !== 'string') return sealBytes(type, ts, id, data, options);
+  }
   let payload = Buffer.from(JSON.stringify({ type, ts, body: checked }), 'utf8');
   let flags = 0;
   if (payload.length >= (options.compressFrom ?? COMPRESS_FROM_BYTES)) {
@@ -90,6 +101,27 @@ export function sealFrame<T extends MessageType>(
   frame[1] = flags;
   writeSeq(frame, options.seq);
   payload.copy(frame, SEALED_HEADER_BYTES);
+  mac(options.keys, 'send', frame).copy(frame, MAC_AT);
+  return frame;
+}
+
+// A `stream_data` with raw bytes: its JSON (without `data`) then the bytes, one copy of them.
+function sealBytes(
+  type: 'stream_data',
+  ts: string,
+  id: string,
+  data: Uint8Array,
+  options: SealOptions,
+): Buffer {
+  const json = Buffer.from(JSON.stringify({ type, ts, body: { id } }), 'utf8');
+  const at = SEALED_HEADER_BYTES + JSON_LENGTH_BYTES;
+  const frame = Buffer.allocUnsafe(at + json.length + data.length);
+  frame[0] = SEALED_VERSION;
+  frame[1] = FLAG_BYTES;
+  writeSeq(frame, options.seq);
+  frame.writeUInt32BE(json.length, SEALED_HEADER_BYTES);
+  json.copy(frame, at);
+  frame.set(data, at + json.length);
   mac(options.keys, 'send', frame).copy(frame, MAC_AT);
   return frame;
 }
@@ -117,9 +149,21 @@ export function openFrame<T extends MessageType = MessageType>(
     throw new ProtocolError('BAD_SIGNATURE', 'frame MAC does not verify');
   }
   const flags = frame[1]!;
-  if ((flags & ~FLAG_DEFLATE) !== 0) throw new ProtocolError('BAD_MESSAGE', `unknown frame flags ${flags}`);
+  if ((flags & ~(FLAG_DEFLATE | FLAG_BYTES)) !== 0 || flags === (FLAG_DEFLATE | FLAG_BYTES)) {
+    throw new ProtocolError('BAD_MESSAGE', `unknown frame flags ${flags}`);
+  }
   let payload = frame.subarray(SEALED_HEADER_BYTES);
-  if (flags & FLAG_DEFLATE) {
+  let bytes: Buffer | undefined;
+  if (payload.length > options.maxBytes)
+    throw new ProtocolError('BAD_MESSAGE', 'payload over the frame limit');
+  if (flags & FLAG_BYTES) {
+    const jsonLength = payload.length >= JSON_LENGTH_BYTES ? payload.readUInt32BE(0) : -1;
+    if (jsonLength < 0 || JSON_LENGTH_BYTES + jsonLength > payload.length) {
+      throw new ProtocolError('BAD_MESSAGE', 'raw bytes frame with a bad JSON length');
+    }
+    bytes = payload.subarray(JSON_LENGTH_BYTES + jsonLength);
+    payload = payload.subarray(JSON_LENGTH_BYTES, JSON_LENGTH_BYTES + jsonLength);
+  } else if (flags & FLAG_DEFLATE) {
     try {
       payload = inflateRawSync(payload, { maxOutputLength: options.maxBytes });
     } catch (err) {
@@ -127,8 +171,6 @@ export function openFrame<T extends MessageType = MessageType>(
         cause: err,
       });
     }
-  } else if (payload.length > options.maxBytes) {
-    throw new ProtocolError('BAD_MESSAGE', 'payload over the frame limit');
   }
   let value: unknown;
   try {
@@ -142,6 +184,13 @@ export function openFrame<T extends MessageType = MessageType>(
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ProtocolError('BAD_MESSAGE', 'payload body is not an object');
+  }
+  if (bytes !== undefined) {
+    // raw bytes belong to a `stream_data` only, which then carries no `data` of its own in JSON
+    if (type !== 'stream_data' || 'data' in body) {
+      throw new ProtocolError('BAD_MESSAGE', `raw bytes in a ${type} frame`);
+    }
+    (body as Record<string, unknown>).data = bytes;
   }
   return checkMessage(
     {

@@ -10,10 +10,20 @@ import { createServer, request, Agent, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { TEST_DATABASES } from '../test/support/databases.js';
+import { load as loadAverage, pct } from './bench-support.js';
 import { startLiveStack } from '../test/support/live-site.js';
 
-const { values: opt } = parseArgs({ options: { seconds: { type: 'string', default: '3' } } });
+const { values: opt } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '3' },
+    // for profiling one cell: --pages small --in-flight 1
+    pages: { type: 'string', default: 'small,large' },
+    'in-flight': { type: 'string', default: '1,16' },
+  },
+});
 const SECONDS = Number(opt.seconds);
+const PAGES = opt.pages.split(',') as ('small' | 'large')[];
+const IN_FLIGHT = opt['in-flight'].split(',').map(Number);
 
 const SMALL = Buffer.alloc(2 * 1024, 'a');
 // 1 MB of bytes that do not compress to nothing (the link compresses what it can)
@@ -70,7 +80,9 @@ async function load(port: number, path: string, inFlight: number, token?: string
     Array.from({ length: inFlight }, async () => {
       while (performance.now() < until) {
         const t0 = performance.now();
-        run.bytes += await get(port, path, agent, token);
+        // awaited first: `run.bytes += await …` would add to the total read before the wait
+        const bytes = await get(port, path, agent, token);
+        run.bytes += bytes;
         run.latencies.push(performance.now() - t0);
         run.requests++;
       }
@@ -81,10 +93,6 @@ async function load(port: number, path: string, inFlight: number, token?: string
   return run;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
 const fmt = (n: number, d = 2) => n.toFixed(d);
 
 async function main(): Promise<void> {
@@ -112,13 +120,15 @@ async function main(): Promise<void> {
     const relayPath = (page: string) => `/api/v1/clients/topology/access/${id}/${page}`;
 
     console.log(
-      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link`,
+      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link; load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
-    for (const page of ['small', 'large'] as const) {
-      for (const inFlight of [1, 16]) {
+    for (const page of PAGES) {
+      for (const inFlight of IN_FLIGHT) {
         const direct = await load(dev.port, `/${page}`, inFlight);
+        const cpu0 = process.cpuUsage();
         const relayed = await load(controllerPort, relayPath(page), inFlight, stack.client.token);
+        const cpu = process.cpuUsage(cpu0);
         for (const [name, r] of [
           ['direct', direct],
           ['relay', relayed],
@@ -130,8 +140,10 @@ async function main(): Promise<void> {
         const added50 = pct(relayed.latencies, 50) - pct(direct.latencies, 50);
         const added99 = pct(relayed.latencies, 99) - pct(direct.latencies, 99);
         const ratio = relayed.bytes / relayed.seconds / (direct.bytes / direct.seconds);
+        // CPU per relayed request (every piece runs in this process): steadier than latency under load
+        const cpuMs = (cpu.user + cpu.system) / 1000 / relayed.requests;
         console.log(
-          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}`,
+          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}; relay CPU ${fmt(cpuMs)} ms/request; load ${loadAverage()}`,
         );
       }
     }

@@ -28,6 +28,7 @@ import { applySstp, applyWireguard, removeTransport } from './remote-access-tran
 import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
+import { readRouterServices } from './router-services.js';
 import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 import { removeHotspotActive } from './hotspot-active-remove.js';
 import { sendDisconnect } from './radius-disconnect.js';
@@ -109,6 +110,7 @@ export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): 
   'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),
   'equipment.status': ({ router, params, signal }) => readEquipmentStatus(router, params, { signal }),
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
+  'router.services': ({ router, signal }) => readRouterServices(router, { signal }),
   'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
   'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
   // network-quality kick

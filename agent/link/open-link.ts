@@ -65,8 +65,21 @@ export function openLink(options: OpenLinkOptions): Promise<OpenedLink> {
     perMessageDeflate: false,
     maxPayload: options.maxPayloadBytes ?? DEFAULT_MAX_PAYLOAD,
     handshakeTimeout: options.handshakeTimeoutMs ?? DEFAULT_HANDSHAKE_TIMEOUT_MS,
+    ...(unmaskedLink(options.url) ? { generateMask: (mask: Buffer) => void mask.fill(0) } : {}),
   });
   return new Handshake(ws, options).run();
+}
+
+/**
+ * RFC 6455 masks a client's frames so that script in a browser cannot make bytes that an
+ * intermediary which does not speak WebSocket would read as a request of its own. Over TLS no
+ * intermediary reads the frames, and on loopback there is none: there the mask is all zeros, which
+ * `ws` skips on both ends (a pass over every byte of a device's answer less). Plain `ws://` over a
+ * network keeps a random mask: a device's raw bytes travel in the agent's frames.
+ */
+export function unmaskedLink(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'wss:' || hostname === 'localhost' || /^127\./.test(hostname) || hostname === '[::1]';
 }
 
 class Handshake {

@@ -7,6 +7,7 @@ import { connect, type Socket } from 'node:net';
 import {
   STREAM_CHUNK_BYTES,
   STREAM_CREDIT_DIVISOR,
+  streamDataBytes,
   type MessageBody,
   type MessageOf,
 } from '../../protocol/index.js';
@@ -42,6 +43,8 @@ export interface StreamDialerOptions {
   /** The router's address, as the agent reaches its API. */
   host: string;
   send: Send;
+  /** Whether the controller reads raw stream bytes (its welcome named `STREAM_BYTES_FEATURE`). */
+  rawBytes: () => boolean;
   logger: { debug(obj: object, msg?: string): void };
 }
 
@@ -62,7 +65,7 @@ export class StreamDialer {
         const stream = this.#streams.get(message.body.id);
         if (!stream) return;
         const { id } = message.body;
-        const bytes = Buffer.from(message.body.data, 'base64');
+        const bytes = streamDataBytes(message.body);
         // Credit back once the router's socket took the bytes: the controller never runs ahead of it.
         // Bytes sent before the connection is up wait in the socket (the controller's early bytes).
         stream.socket.write(bytes, (err) => {
@@ -126,9 +129,10 @@ export class StreamDialer {
     });
     socket.once('timeout', () => close('timeout', 'no connection to the router in time'));
     socket.on('data', (chunk: Buffer) => {
+      const raw = this.options.rawBytes();
       for (let at = 0; at < chunk.length; at += STREAM_CHUNK_BYTES) {
         const part = chunk.subarray(at, at + STREAM_CHUNK_BYTES);
-        void this.options.send('stream_data', { id, data: part.toString('base64') });
+        void this.options.send('stream_data', { id, data: raw ? part : part.toString('base64') });
         stream.credit -= part.length;
       }
       if (stream.credit <= 0) socket.pause();

@@ -15,7 +15,7 @@ import { RadiusRelay } from '../radius-relay/radius-relay.js';
 import { StreamDialer } from '../link/stream-dialer.js';
 import { relayAddressAsRouterSeesIt } from '../radius-relay/relay-address.js';
 import { readRouterAddresses } from '../radius-relay/router-addresses.js';
-import { RADIUS_RELAY_FACT } from '../../protocol/index.js';
+import { RADIUS_RELAY_FACT, STREAM_BYTES_FEATURE } from '../../protocol/index.js';
 import { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import { CommandJournal } from '../state/command-journal.js';
@@ -88,7 +88,11 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     controllerUrl: options.controllerUrl,
     enrolCode: options.enrolCode,
     agentVersion: AGENT_VERSION,
-    capabilities: options.catalogue ? Object.keys(options.catalogue) : CATALOGUE_NAMES,
+    // the commands it runs, and that it reads a device's bytes raw in `stream_data`
+    capabilities: [
+      ...(options.catalogue ? Object.keys(options.catalogue) : CATALOGUE_NAMES),
+      STREAM_BYTES_FEATURE,
+    ],
     // Best effort and quick: enrolment must not wait on a router that is not there.
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
     onCommand: (command) => void executor.receive(command),
@@ -105,6 +109,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   const streams = new StreamDialer({
     host: options.router.host,
     send: (type, body) => link.send(type, body),
+    rawBytes: () => link.session?.welcome.features?.includes(STREAM_BYTES_FEATURE) ?? false,
     logger,
   });
   link.on('down', () => streams.closeAll());

@@ -143,6 +143,8 @@ export const ERROR_STATUS = {
   DEVICE_RELAY_FAILED: 502,
   /** The device did not answer through the relay in time. */
   DEVICE_NOT_RESPONDING: 504,
+  /** Every management port of the controller's web access range is open for someone already. */
+  WEB_ACCESS_PORTS_EXHAUSTED: 503,
   // ---- bandwidth programme (docs/api/bandwidth.md): the first failure in this order answers ----
   BW_NAS_REQUIRED: 400,
   /** Absent or another tenant's router: not found, as every other tenant's id. */

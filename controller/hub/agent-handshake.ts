@@ -29,6 +29,8 @@ export type HandshakeAnswer =
       agent: SessionAgent;
       /** Version 3: the agent's ephemeral X25519 key, from its verified frame. */
       sessionKey?: string | undefined;
+      /** What its hello named (commands and feature flags); none at enrolment. */
+      capabilities?: readonly string[];
     }
   | { refused: { code: LinkErrorCode; message: string } };
 
@@ -121,5 +123,6 @@ async function hello(raw: RawData, agentId: string, ctx: HandshakeContext): Prom
       version: envelope.body.agent_version,
     },
     sessionKey: envelope.body.session_key,
+    capabilities: envelope.body.capabilities,
   };
 }

@@ -29,6 +29,7 @@ import {
   ProtocolError,
   sealFrame,
   SEALED_VERSION,
+  STREAM_BYTES_FEATURE,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
@@ -461,9 +462,11 @@ export class AgentSession {
       allocation_id: agent.allocationId,
       controller_key: this.host.identity.publicKey,
       heartbeat_seconds: this.host.heartbeatSeconds,
-      ...(sessionKey ? { session_key: sessionKey } : {}),
+      ...(sessionKey ? { session_key: sessionKey, features: [STREAM_BYTES_FEATURE] } : {}),
     });
     this.#keys = keys;
+    // raw device bytes only in sealed frames, to an agent that said it reads them
+    this.streams.rawBytes = keys !== undefined && (answer.capabilities ?? []).includes(STREAM_BYTES_FEATURE);
     this.host.logger.info(this.#fields({ version: agent.version }), 'agent connected');
     void this.deliverOpen();
   }

@@ -8,6 +8,7 @@ import {
   STREAM_CHUNK_BYTES,
   STREAM_CREDIT_DIVISOR,
   STREAM_EARLY_BYTES,
+  streamDataBytes,
   type MessageBody,
   type MessageOf,
 } from '../../protocol/index.js';
@@ -100,7 +101,7 @@ export class RelayStream extends Duplex {
     let at = from;
     while (at < chunk.length && this.#credit > 0) {
       const part = chunk.subarray(at, at + Math.min(STREAM_CHUNK_BYTES, this.#credit));
-      this.mux.send('stream_data', { id: this.id, data: part.toString('base64') });
+      this.mux.send('stream_data', { id: this.id, data: this.mux.rawBytes ? part : part.toString('base64') });
       this.#credit -= part.length;
       at += part.length;
     }
@@ -123,6 +124,8 @@ export class StreamMux {
   readonly #streams = new Map<string, RelayStream>();
   /** Streams not yet answered by the agent: what stops their opening timer. */
   readonly #opening = new Map<string, () => void>();
+  /** The agent reads raw stream bytes (its hello named `STREAM_BYTES_FEATURE`); else base64. */
+  rawBytes = false;
 
   constructor(readonly send: StreamSend) {}
 
@@ -158,7 +161,7 @@ export class StreamMux {
         stream.opened(message.body.window);
         return;
       case 'stream_data':
-        stream.data(Buffer.from(message.body.data, 'base64'));
+        stream.data(streamDataBytes(message.body));
         return;
       case 'stream_credit':
         stream.credit(message.body.bytes);

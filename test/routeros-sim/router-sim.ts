@@ -17,6 +17,7 @@ import type { SimContext } from './command-types.js';
 import { FaultController } from './faults.js';
 import { FtpServer } from './ftp-server.js';
 import { HotspotNas } from './hotspot-nas.js';
+import { SimIpServices } from './ip-services.js';
 import { SimLan } from './lan-devices.js';
 import type { HotspotLoginRequest, HotspotLoginResult, TrafficDelta } from './hotspot-nas.js';
 import type { TerminateCause } from './hotspot-radius-attrs.js';
@@ -80,6 +81,8 @@ export class RouterSim {
   readonly nas: HotspotNas;
   /** LAN devices, dst-nat forwarding and netwatch probes (lan-devices.ts). */
   readonly lan: SimLan;
+  /** The router's web, SSH, WinBox and API services as listeners, once `services.listen()` (ip-services.ts). */
+  readonly services: SimIpServices;
   /** What the seed created (e.g. the reseller fleet), for assertions. */
   readonly seedReport: SeedReport;
   private readonly incoming: RadiusIncoming;
@@ -136,6 +139,7 @@ export class RouterSim {
       backToHome: new SimBackToHome(this.state, options.backToHomeReadyMs ?? 20_000),
     };
     this.lan = new SimLan(this.state, options.host ?? '127.0.0.1');
+    this.services = new SimIpServices(this.state, options.host ?? '127.0.0.1', () => this.port);
     this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
   }
@@ -179,6 +183,7 @@ export class RouterSim {
     this.nas.close();
     this.incoming.close();
     await this.lan.close();
+    await this.services.close();
     for (const s of this.sessions) s.destroy();
     for (const s of this.sockets) s.destroy();
     await this.ftp?.close();

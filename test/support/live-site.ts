@@ -24,7 +24,7 @@ export interface LiveStackOptions {
   clock?: Clock;
   logger?: Logger;
   /** Shorter equipment relay timers (tests of a device that does not answer). */
-  equipment?: { relayTimeoutMs?: number };
+  equipment?: { relayTimeoutMs?: number; webAccessIdleMs?: number };
 }
 
 export interface LiveSiteOptions {

@@ -1,4 +1,5 @@
 // Account tokens: HS256 JWTs (jose) carrying the account id and kind.
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Clock } from '../../core/clock.js';
 import type { AccountKind } from './tables.js';
@@ -9,12 +10,14 @@ export interface TokenClaims {
 }
 
 export class JwtIssuer {
-  readonly #key: Uint8Array;
+  // A KeyObject made once: given bytes, jose imports them as a WebCrypto key on every call (each
+  // request's bearer check), which costs more than the HMAC itself.
+  readonly #key: KeyObject;
   readonly #ttlSeconds: number;
   readonly #clock: Clock;
 
   constructor(secret: string, ttlDays: number, clock: Clock) {
-    this.#key = new TextEncoder().encode(secret);
+    this.#key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.#ttlSeconds = ttlDays * 86_400;
     this.#clock = clock;
   }

@@ -9,12 +9,17 @@ import { relayMiddleware } from './relay.js';
 import { equipmentRoutes } from './routes.js';
 import { topologyBlock } from './topology-block.js';
 import { EquipmentService } from './service.js';
+import { WebAccessGates } from './web-access-gates.js';
+import { WebAccessService } from './web-access.js';
 
 /** How long the relay waits for a device to start answering. */
 const RELAY_TIMEOUT_MS = 30_000;
 
 /** How long a request waits for the agent to run a router change or read. */
 const COMMAND_WAIT_MS = 20_000;
+
+/** A router's management ports close once nothing crossed them for this long (docs/decisions.md). */
+const WEB_ACCESS_IDLE_MS = 5 * 60_000;
 
 export const equipmentModule = defineModule({
   name: 'equipment',
@@ -37,8 +42,27 @@ export const equipmentModule = defineModule({
     });
     const checks = new DeviceChecks(db, clock, equipment.owners, equipment.pins);
     const watch = new DeviceWatch(db, log, deps, equipment.pins);
-    // The RADIUS topology (the NAS module's route) shows the PRIMARY's devices and the quota.
-    deps.nas.addTopologyExtension(topologyBlock(db, deps, equipment));
+    const idleMs = options.equipment?.webAccessIdleMs ?? WEB_ACCESS_IDLE_MS;
+    const gates = new WebAccessGates({
+      hub: use('hub'),
+      bindHost: config.host,
+      ports: config.webAccessPorts,
+      idleMs,
+      logger: log,
+    });
+    equipment.onClose(() => gates.close());
+    const webAccess = new WebAccessService({
+      deps,
+      owners: equipment.owners,
+      hub: use('hub'),
+      gates,
+      idleMs,
+      vpnHost: config.vpnHost,
+      commandWaitMs: COMMAND_WAIT_MS,
+    });
+    // The RADIUS topology (the NAS module's route) shows the PRIMARY's devices, its web access and
+    // the quota.
+    deps.nas.addTopologyExtension(topologyBlock(db, deps, equipment, webAccess));
     // A router whose link comes back gets what waited for it at once (the job covers the links
     // held by other instances within a minute).
     use('hub').onLinkUp((allocationId) => {
@@ -60,7 +84,7 @@ export const equipmentModule = defineModule({
     };
     return {
       services: { equipment },
-      routes: (api) => equipmentRoutes(api, { equipment, checks, clock, access }),
+      routes: (api) => equipmentRoutes(api, { equipment, checks, clock, access, webAccess }),
       jobs: [equipmentMonitorJob({ watch })],
       beforeBodyParser: [
         accessHostMiddleware({ ...relayDeps, domain: access.domain, key: access.key, clock }),

@@ -6,16 +6,23 @@ import type { Api } from '../../http/api.js';
 import { accessSession, type AccessSessionOptions } from './access-link.js';
 import type { DeviceChecks } from './device-checks.js';
 import { EQUIPMENT_BASE as BASE } from './device-view.js';
-import { createBody, deviceParams, monitorBody, scanQuery, syncBody } from './schemas.js';
+import { createBody, deviceParams, monitorBody, scanQuery, syncBody, webAccessBody } from './schemas.js';
 import type { EquipmentService } from './service.js';
+import type { WebAccessService } from './web-access.js';
 
 const tags = ['equipment'];
 
 export function equipmentRoutes(
   api: Api,
-  deps: { equipment: EquipmentService; checks: DeviceChecks; clock: Clock; access: AccessSessionOptions },
+  deps: {
+    equipment: EquipmentService;
+    checks: DeviceChecks;
+    clock: Clock;
+    access: AccessSessionOptions;
+    webAccess: WebAccessService;
+  },
 ): void {
-  const { equipment, checks, clock, access } = deps;
+  const { equipment, checks, clock, access, webAccess } = deps;
 
   api.route(
     {
@@ -156,5 +163,24 @@ export function equipmentRoutes(
       const now = Math.floor(clock.now().getTime() / 1000);
       return { success: true, data: accessSession(params.id, principal!.tenantId, now, access) };
     },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: `${BASE}/web-access`,
+      summary:
+        "Open the router's web UI, WinBox, API and SSH ports on {vpn_host} for the caller's address, until idle",
+      tags,
+      auth: ['client'],
+      body: webAccessBody,
+    },
+    async (ctx, { body, principal }) => ({
+      success: true,
+      data: await webAccess.grant(principal!.tenantId, body.router_serial, {
+        source: ctx.ip,
+        host: ctx.hostname,
+      }),
+    }),
   );
 }

@@ -42,6 +42,9 @@ export const syncBody = z.object({
 
 export const monitorBody = z.object({ enabled: z.boolean() });
 
+/** Which router's management ports to open: the topology's PRIMARY when no serial is given. */
+export const webAccessBody = z.object({ router_serial: serial.optional() });
+
 export const deviceParams = z.object({ id: z.uuid() });
 
 export type CreateBody = z.output<typeof createBody>;

@@ -30,6 +30,7 @@ export interface CreatedDevice extends DeviceView {
 export class EquipmentService {
   readonly owners: RouterOwners;
   readonly pins: DevicePins;
+  readonly #closers: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -40,6 +41,16 @@ export class EquipmentService {
   ) {
     this.owners = new RouterOwners(deps.allocations, deps.nas);
     this.pins = new DevicePins(db, clock, deps, options);
+  }
+
+  /** Registers what the module holds open (the web access ports), closed by `close`. */
+  onClose(closer: () => void): void {
+    this.#closers.push(closer);
+  }
+
+  /** Controller shutdown: the ports the module opened close with their connections. */
+  close(): void {
+    for (const closer of this.#closers.splice(0)) closer();
   }
 
   async scan(clientId: string, serial: string, all: boolean): Promise<ScanAnswer> {

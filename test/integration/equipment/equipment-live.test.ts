@@ -446,6 +446,10 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
       reason_before: 'ROUTER_UNREACHABLE',
       status: 'ACTIVE',
     });
+    // the relay says the link is down (503), and the device stays ACTIVE
+    const relayed = await api('GET', `/access/${apId}/`);
+    expect(relayed.status).to.equal(503);
+    expect(relayed.body.error.code).to.equal('EQUIPMENT_LINK_DOWN');
 
     const cam = await api('POST', '/devices', {
       router_serial: SERIAL_7,

@@ -12,6 +12,7 @@ import {
   sealFrame,
   SequenceGuard,
   signEnvelope,
+  streamDataBytes,
   type SessionKeys,
 } from '../../../protocol/index.js';
 import { AGENT, COMMAND_ID, CONTROLLER, expectProtocolError, NOW, OTHER_SID, SID } from './fixtures.js';
@@ -247,6 +248,82 @@ describe('protocol version 3', () => {
       open(third);
       expectProtocolError(() => open(second), 'REPLAYED_SEQUENCE');
       expectProtocolError(() => open(third), 'REPLAYED_SEQUENCE');
+    });
+  });
+
+  describe('raw stream bytes', () => {
+    const bytes = Buffer.from(Array.from({ length: 65_536 }, (_, i) => (i * 31) & 0xff));
+
+    it('carries a stream_data as bytes after its JSON: one copy, no base64, the MAC over all', () => {
+      const { agent, controller } = sessionPair();
+      const frame = sealFrame(
+        'stream_data',
+        { id: COMMAND_ID, data: bytes },
+        { keys: agent, seq: 1, now: NOW },
+      );
+      expect(frame[1]).to.equal(2);
+      // header, length, a short JSON, the bytes: far below base64's 4/3
+      expect(frame.length).to.be.below(SEALED_HEADER_BYTES + 4 + 120 + bytes.length);
+      const opened = openFrame(frame, { keys: controller, maxBytes: MAX });
+      expect(opened.type).to.equal('stream_data');
+      const body = opened.body as { id: string; data: Uint8Array };
+      expect(body.id).to.equal(COMMAND_ID);
+      expect(Buffer.from(body.data).equals(bytes)).to.equal(true);
+      expect(streamDataBytes(body).equals(bytes)).to.equal(true);
+      // one byte of the raw part altered: the MAC does not hold
+      const altered = Buffer.from(frame);
+      altered[altered.length - 1]! ^= 1;
+      expectProtocolError(() => openFrame(altered, { keys: controller, maxBytes: MAX }), 'BAD_SIGNATURE');
+    });
+
+    it('still reads and sends base64 for a peer without the feature', () => {
+      const { agent, controller } = sessionPair();
+      const frame = sealFrame(
+        'stream_data',
+        { id: COMMAND_ID, data: bytes.subarray(0, 100).toString('base64') },
+        { keys: agent, seq: 1, now: NOW },
+      );
+      expect(frame[1]).to.equal(0);
+      const body = openFrame(frame, { keys: controller, maxBytes: MAX }).body as { data: string };
+      expect(streamDataBytes(body).equals(bytes.subarray(0, 100))).to.equal(true);
+    });
+
+    it('refuses raw bytes in another type, beside a JSON data, with a bad length, compressed, or too many', () => {
+      const { agent, controller } = sessionPair();
+      const withBytes = (json: object, tail: Buffer, flags = 2) => {
+        const head = Buffer.from(JSON.stringify(json));
+        const length = Buffer.alloc(4);
+        length.writeUInt32BE(head.length);
+        return forge(agent, 1, flags, Buffer.concat([length, head, tail]));
+      };
+      const ts = NOW.toISOString();
+      const cases: [string, Buffer][] = [
+        ['a ping with bytes', withBytes({ type: 'ping', ts, body: { t: 1 } }, Buffer.from('x'))],
+        [
+          'data in JSON and bytes',
+          withBytes({ type: 'stream_data', ts, body: { id: COMMAND_ID, data: 'eA==' } }, Buffer.from('x')),
+        ],
+        ['a length past the payload', forge(agent, 1, 2, Buffer.from([0, 0, 1, 0, 123]))],
+        [
+          'bytes flagged compressed',
+          withBytes({ type: 'stream_data', ts, body: { id: COMMAND_ID } }, bytes, 3),
+        ],
+        [
+          'more than a chunk',
+          withBytes(
+            { type: 'stream_data', ts, body: { id: COMMAND_ID } },
+            Buffer.concat([bytes, Buffer.from('x')]),
+          ),
+        ],
+        [
+          'no bytes at all',
+          withBytes({ type: 'stream_data', ts, body: { id: COMMAND_ID } }, Buffer.alloc(0)),
+        ],
+      ];
+      for (const [name, frame] of cases) {
+        expect(() => openFrame(frame, { keys: controller, maxBytes: MAX }), name).to.throw();
+        expectProtocolError(() => openFrame(frame, { keys: controller, maxBytes: MAX }), 'BAD_MESSAGE');
+      }
     });
   });
 });
