@@ -1,4 +1,5 @@
 // Account tokens: HS256 JWTs (jose) carrying the account id and kind.
+import { webcrypto } from 'node:crypto';
 import { SignJWT, jwtVerify, errors } from 'jose';
 import type { Clock } from '../../core/clock.js';
 import type { AccountKind } from './tables.js';
@@ -9,12 +10,19 @@ export interface TokenClaims {
 }
 
 export class JwtIssuer {
-  readonly #key: Uint8Array;
+  /** Imported once: jose would import raw key bytes again on every sign and verify. */
+  readonly #key: Promise<webcrypto.CryptoKey>;
   readonly #ttlSeconds: number;
   readonly #clock: Clock;
 
   constructor(secret: string, ttlDays: number, clock: Clock) {
-    this.#key = new TextEncoder().encode(secret);
+    this.#key = webcrypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(secret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['sign', 'verify'],
+    );
     this.#ttlSeconds = ttlDays * 86_400;
     this.#clock = clock;
   }
@@ -27,13 +35,13 @@ export class JwtIssuer {
       .setIssuedAt(now)
       .setExpirationTime(now + this.#ttlSeconds)
       .setIssuer('ticketnet')
-      .sign(this.#key);
+      .sign(await this.#key);
   }
 
   /** The claims of a valid token, or null (bad signature, expired, malformed). */
   async verify(token: string): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
+      const { payload } = await jwtVerify(token, await this.#key, {
         issuer: 'ticketnet',
         algorithms: ['HS256'],
         currentDate: this.#clock.now(),

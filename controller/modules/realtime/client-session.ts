@@ -93,13 +93,14 @@ export class ClientSession {
   }
 
   /**
-   * A publication read by the broker, sent when newer than what this client has. The broker
-   * builds the frame once per publication (`pushFrame`), whatever the number of sockets.
+   * Publications read by the broker, up to offset `last`, in one frame built for every socket at
+   * the same position (the broker picks the frame from this socket's offset); ignored unless newer
+   * than what this client has.
    */
-  deliver(channel: string, seq: number, frame: Buffer): void {
+  deliver(channel: string, last: number, frame: Buffer): void {
     const sub = this.#subs.get(channel);
-    if (!sub || sub.offset === undefined || seq <= sub.offset) return;
-    sub.offset = seq;
+    if (!sub || sub.offset === undefined || last <= sub.offset) return;
+    sub.offset = last;
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: false });
   }
 
