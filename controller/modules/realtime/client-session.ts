@@ -251,11 +251,11 @@ export class ClientSession {
     if (limit > 0) {
       if (req.since) {
         if (req.since.epoch !== undefined && req.since.epoch !== stream.epoch) {
-          return this.#error(cmd, { code: 112, message: 'unrecoverable position' });
+          return this.#error(cmd, ERR.unrecoverablePosition);
         }
         const after = req.since.offset ?? 0;
         if (after + 1 < stream.oldest && after < stream.top)
-          return this.#error(cmd, { code: 112, message: 'unrecoverable position' });
+          return this.#error(cmd, ERR.unrecoverablePosition);
         pubs = await q.publicationsAfter(this.deps.db, channel, after, limit, req.reverse === true);
       } else if (req.reverse) {
         pubs = await q.publicationsAfter(this.deps.db, channel, 0, limit, true);
@@ -282,7 +282,7 @@ export class ClientSession {
     this.#sendRaw(JSON.stringify({ id: cmd.id, ...result }));
   }
 
-  #error(cmd: Command, error: ReplyError | { code: number; message: string }): void {
+  #error(cmd: Command, error: ReplyError): void {
     if (cmd.id === undefined) return;
     this.#sendRaw(JSON.stringify({ id: cmd.id, error: { code: error.code, message: error.message } }));
   }
