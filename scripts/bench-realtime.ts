@@ -85,10 +85,14 @@ const once = <T>(c: ChildProcess, key: string): Promise<T> =>
 
 function server(kind: string, extra: string[] = []) {
   const c = track(
-    fork(join(ROOT, 'scripts/bench-realtime-server.ts'), ['--kind', kind, ...extra], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
+    fork(
+      join(ROOT, 'scripts/bench-realtime-server.ts'),
+      ['--kind', kind, '--max-seconds', opt['max-seconds'], ...extra],
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    ),
   );
   return { c, ready: once<{ port: number; token?: string }>(c, 'ready') };
 }
@@ -184,10 +188,14 @@ if (!skip.has('ours2')) {
 const loadBefore = load();
 const clients = Array.from({ length: PROCS }, (_, i) =>
   track(
-    fork(join(ROOT, 'scripts/bench-realtime-clients.ts'), ['--local', `127.0.0.${10 + i}`], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    }),
+    fork(
+      join(ROOT, 'scripts/bench-realtime-clients.ts'),
+      ['--local', `127.0.0.${10 + i}`, '--max-seconds', opt['max-seconds']],
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      },
+    ),
   ),
 );
 /** Per target and seq: how many client processes have it on all their sockets. */
@@ -236,6 +244,8 @@ const ready = await Promise.all(
   }),
 );
 const connectS = (performance.now() - opened) / 1000;
+const progress = (what: string) => console.error(`bench:realtime: ${what} (load ${load()})`);
+progress(`${targets.length} × ${N} sockets open in ${connectS.toFixed(1)} s`);
 const failedSockets = targets.map((_, t) => ready.reduce((a, r) => a + r.failed[t]!, 0));
 const openSockets = targets.map((_, t) => ready.reduce((a, r) => a + r.opened[t]!, 0));
 targets.forEach((t, i) => {
@@ -254,6 +264,7 @@ for (let seq = 1; seq <= SINGLE; seq++) {
     await sleep(Number(opt['gap-ms']));
   }
 }
+progress(`${SINGLE} single publications per target done`);
 for (let b = 0; b < BURSTS; b++) {
   for (const t of order(b)) {
     const first = SINGLE + b * BURST + 1;
