@@ -193,6 +193,18 @@ forEachDatabase('realtime broker', (database) => {
     const history = await wc.history('support:presence', { limit: 10 });
     expect(history.publications.map((p) => Number(p.offset))).to.deep.equal([1, 2, 3]);
     expect(history.offset).to.equal(3);
+
+    // 90 s without a heartbeat: the sweep takes the expert offline and says so.
+    t.clock.advance(90_000);
+    expect((await hub.runJob('SUPPORT_PRESENCE_SWEEP')).result).to.deep.equal({ expired: 1 });
+    await presence.count(4);
+    expect(presence.data[3]).to.deep.equal({
+      type: 'PRO_STATUS_CHANGED',
+      expert_id: e.id,
+      isOnline: false,
+      status_detail: 'OFFLINE',
+      updated_at: t.clock.now().toISOString(),
+    });
   });
 
   it('recovers, in order, what was published while the socket was down', async () => {
