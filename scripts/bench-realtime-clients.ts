@@ -8,7 +8,7 @@
 // Each publication's data carries {seq, t} (t: sender's epoch milliseconds, sub-millisecond); the
 // process records receipt − t per delivery in a log histogram, counts deliveries per socket and
 // seq, and tells the driver when all its sockets of a target have a seq.
-// IPC in:  {open: Target[], split} → out {ready: {opened[], failed[]}};
+// IPC in:  {open: Target[], split} → out {ready: {opened[], failed[], seconds[]}};
 //          {report: true} → out {report: TargetReport[]}; {close: true}.
 // IPC out: {got: [target, seq]} once every socket of this process on that target has seq.
 import { parseArgs } from 'node:util';
@@ -146,8 +146,15 @@ process.on('message', async (m: { open?: Target[]; split?: number; report?: bool
   if (m.open) {
     split = m.split ?? 0;
     targets = m.open.map((spec, i) => new TargetState(i, spec));
-    for (const t of targets) await openAll(t);
-    process.send!({ ready: { opened: targets.map((t) => t.opened), failed: targets.map((t) => t.failed) } });
+    const seconds: number[] = [];
+    for (const t of targets) {
+      const t0 = performance.now();
+      await openAll(t);
+      seconds.push((performance.now() - t0) / 1000);
+    }
+    process.send!({
+      ready: { opened: targets.map((t) => t.opened), failed: targets.map((t) => t.failed), seconds },
+    });
   } else if (m.report) {
     process.send!({
       report: targets.map((t) => ({

@@ -229,7 +229,7 @@ const opened = performance.now();
 const ready = await Promise.all(
   clients.map((c, i) => {
     const count = share(N, PROCS, i);
-    const r = once<{ opened: number[]; failed: number[] }>(c, 'ready');
+    const r = once<{ opened: number[]; failed: number[]; seconds: number[] }>(c, 'ready');
     c.send({
       split: SINGLE,
       open: targets.map((t) => ({
@@ -248,6 +248,8 @@ const progress = (what: string) => console.error(`bench:realtime: ${what} (load 
 progress(`${targets.length} × ${N} sockets open in ${connectS.toFixed(1)} s`);
 const failedSockets = targets.map((_, t) => ready.reduce((a, r) => a + r.failed[t]!, 0));
 const openSockets = targets.map((_, t) => ready.reduce((a, r) => a + r.opened[t]!, 0));
+/** Seconds the slowest client process took to open its share of each target's sockets. */
+const openSeconds = targets.map((_, t) => Math.max(...ready.map((r) => r.seconds[t]!)));
 targets.forEach((t, i) => {
   if (failedSockets[i]) console.error(`${t.name}: ${failedSockets[i]} of ${N} sockets failed to open`);
 });
@@ -315,6 +317,7 @@ interface Row {
   lost: number;
   doubled: number;
   failed: number;
+  openS: number;
 }
 const rows: Row[] = targets.map((t, i) => {
   const r = reports.map((per) => per[i]!);
@@ -343,6 +346,7 @@ const rows: Row[] = targets.map((t, i) => {
     lost: openSockets[i]! * TOTAL - r.reduce((a, x) => a + x.delivered, 0),
     doubled: r.reduce((a, x) => a + x.doubled, 0),
     failed: failedSockets[i]!,
+    openS: openSeconds[i]!,
   };
 });
 
@@ -355,11 +359,11 @@ const lines = [
   `bench:realtime  ${N} subscribers per target on support:presence, ${SINGLE} single publications + ${BURSTS} bursts of ${BURST}, interleaved across targets; ${PROCS} client processes; all sockets opened in ${connectS.toFixed(1)} s`,
   `load average (1, 5, 15 min): ${loadBefore} before, ${loadAfter} after; ${process.env.HOSTNAME ?? ''} ${(await import('node:os')).cpus().length} cores`,
   '',
-  '| target | single p50 ms | single p99 ms | burst p50 ms | burst p99 ms | p99 / floor (single, burst) | p99 / nchan (single, burst) | lost | doubled | sockets failed |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| target | single p50 ms | single p99 ms | burst p50 ms | burst p99 ms | p99 / floor (single, burst) | p99 / nchan (single, burst) | lost | doubled | sockets failed | open s |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${f(r.single.p50)} | ${f(r.single.p99)} | ${f(r.burst.p50)} | ${f(r.burst.p99)} | ${ratio(r, floor)} | ${ratio(r, nchan)} | ${r.lost} | ${r.doubled} | ${r.failed} |`,
+      `| ${r.name} | ${f(r.single.p50)} | ${f(r.single.p99)} | ${f(r.burst.p50)} | ${f(r.burst.p99)} | ${ratio(r, floor)} | ${ratio(r, nchan)} | ${r.lost} | ${r.doubled} | ${r.failed} | ${r.openS.toFixed(1)} |`,
   ),
   '',
 ];
