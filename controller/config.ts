@@ -174,6 +174,8 @@ export const configSchema = z.object({
         .map((o) => o.trim().replace(/\/+$/, '').toLowerCase())
         .filter((o) => o !== ''),
     ),
+  /** Seconds between the broker's pings on /realtime; a client silent a whole period is closed. */
+  realtimePingSeconds: z.coerce.number().int().min(1).max(600).default(25),
   /** Prior mean rating `m` of the reputation score (stars, 1 to 5). */
   supportPriorRating: z.coerce.number().min(1).max(5).default(3.5),
   /** Prior weight `C` of the reputation score (in fresh first reviews). */
@@ -234,6 +236,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
   webAccessPorts: 'TICKETNET_WEB_ACCESS_PORTS',
   realtimeAllowedOrigins: 'TICKETNET_REALTIME_ALLOWED_ORIGINS',
+  realtimePingSeconds: 'TICKETNET_REALTIME_PING_SECONDS',
   supportPriorRating: 'TICKETNET_SUPPORT_PRIOR_RATING',
   supportPriorWeight: 'TICKETNET_SUPPORT_PRIOR_WEIGHT',
   secretsKey: 'TICKETNET_SECRETS_KEY',

@@ -67,7 +67,9 @@ export class Controller {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.config.port, this.config.host, () => resolve());
+      // A deep accept queue: thousands of websocket clients reconnect at once after a restart
+      // (the kernel caps it at net.core.somaxconn).
+      server.listen({ port: this.config.port, host: this.config.host, backlog: 4096 }, () => resolve());
     });
     const address = server.address() as AddressInfo;
     this.boundPort = address.port;

@@ -219,9 +219,16 @@ export class RealtimeBroker {
         const rows = await q.publicationsAfter(this.deps.db, channel, from, READ_BATCH);
         const ns = namespaceOf(channel);
         if (isReplyError(ns)) return;
-        for (const row of rows) {
-          const frame = pushFrame(channel, row, ns);
-          for (const s of subs) s.deliver(channel, row.seq, frame);
+        if (rows.length > 0) {
+          const frames = new FrameSuffixes(rows.map((row) => pushFrame(channel, row, ns)));
+          const seqs = rows.map((row) => row.seq);
+          const last = seqs[seqs.length - 1]!;
+          for (const s of subs) {
+            const at = s.offsetOf(channel);
+            if (at === undefined || at >= last) continue;
+            // The rows this socket lacks are a suffix of the batch: one frame holds them all.
+            s.deliver(channel, last, frames.from(firstAfter(seqs, at)));
+          }
         }
         if (rows.length < READ_BATCH) return;
       }
@@ -260,3 +267,40 @@ export class RealtimeBroker {
 }
 
 export { NAMESPACES };
+
+/** Index of the first offset above `at` in ascending `seqs`. */
+function firstAfter(seqs: number[], at: number): number {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (seqs[mid]! > at) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/**
+ * The push frames of one fan-out pass, joined from a given row to the last (the protocol allows
+ * several objects per frame, newline-separated). Each suffix is built once, however many sockets
+ * take it: serialised once per publication, one write per socket per pass.
+ */
+class FrameSuffixes {
+  readonly #joined = new Map<number, Buffer>();
+  constructor(private readonly frames: Buffer[]) {}
+
+  from(index: number): Buffer {
+    let joined = this.#joined.get(index);
+    if (!joined) {
+      const parts: Buffer[] = [];
+      for (let i = index; i < this.frames.length; i++) {
+        if (parts.length > 0) parts.push(NEWLINE);
+        parts.push(this.frames[i]!);
+      }
+      joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      this.#joined.set(index, joined);
+    }
+    return joined;
+  }
+}
+const NEWLINE = Buffer.from('\n');

@@ -93,13 +93,14 @@ export class ClientSession {
   }
 
   /**
-   * A publication read by the broker, sent when newer than what this client has. The broker
-   * builds the frame once per publication (`pushFrame`), whatever the number of sockets.
+   * Publications read by the broker, up to offset `last`, in one frame built for every socket at
+   * the same position (the broker picks the frame from this socket's offset); ignored unless newer
+   * than what this client has.
    */
-  deliver(channel: string, seq: number, frame: Buffer): void {
+  deliver(channel: string, last: number, frame: Buffer): void {
     const sub = this.#subs.get(channel);
-    if (!sub || sub.offset === undefined || seq <= sub.offset) return;
-    sub.offset = seq;
+    if (!sub || sub.offset === undefined || last <= sub.offset) return;
+    sub.offset = last;
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: false });
   }
 
@@ -250,11 +251,11 @@ export class ClientSession {
     if (limit > 0) {
       if (req.since) {
         if (req.since.epoch !== undefined && req.since.epoch !== stream.epoch) {
-          return this.#error(cmd, { code: 112, message: 'unrecoverable position' });
+          return this.#error(cmd, ERR.unrecoverablePosition);
         }
         const after = req.since.offset ?? 0;
         if (after + 1 < stream.oldest && after < stream.top)
-          return this.#error(cmd, { code: 112, message: 'unrecoverable position' });
+          return this.#error(cmd, ERR.unrecoverablePosition);
         pubs = await q.publicationsAfter(this.deps.db, channel, after, limit, req.reverse === true);
       } else if (req.reverse) {
         pubs = await q.publicationsAfter(this.deps.db, channel, 0, limit, true);
@@ -281,7 +282,7 @@ export class ClientSession {
     this.#sendRaw(JSON.stringify({ id: cmd.id, ...result }));
   }
 
-  #error(cmd: Command, error: ReplyError | { code: number; message: string }): void {
+  #error(cmd: Command, error: ReplyError): void {
     if (cmd.id === undefined) return;
     this.#sendRaw(JSON.stringify({ id: cmd.id, error: { code: error.code, message: error.message } }));
   }

@@ -15,6 +15,7 @@ export const realtimeModule = defineModule({
       {
         instanceId: config.instanceId,
         allowedOrigins: config.realtimeAllowedOrigins,
+        pingSeconds: config.realtimePingSeconds,
       },
     );
     await realtime.start();

@@ -6,7 +6,6 @@
 /** Error codes of replies (the client library acts on them). */
 export const ERR = {
   internal: { code: 100, message: 'internal server error' },
-  unauthorized: { code: 101, message: 'unauthorized' },
   unknownChannel: { code: 102, message: 'unknown channel' },
   permissionDenied: { code: 103, message: 'permission denied' },
   methodNotFound: { code: 104, message: 'method not found' },
@@ -14,6 +13,7 @@ export const ERR = {
   badRequest: { code: 107, message: 'bad request' },
   notAvailable: { code: 108, message: 'not available' },
   tokenExpired: { code: 109, message: 'token expired' },
+  unrecoverablePosition: { code: 112, message: 'unrecoverable position' },
 } as const;
 
 export type ReplyError = (typeof ERR)[keyof typeof ERR];

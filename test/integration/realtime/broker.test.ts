@@ -50,13 +50,18 @@ forEachDatabase('realtime broker', (database) => {
     // The refusal itself, as a browser sees it: 403 on the upgrade.
     const status = await new Promise<number>((resolve) => {
       const ws = new WebSocket(url, { origin: 'https://evil.example' });
-      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.on('unexpected-response', (req, res) => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      // The server ends the refused connection; a reset after the answer is not the test's concern.
+      ws.on('error', () => undefined);
       ws.on('open', () => resolve(101));
     });
     expect(status).to.equal(403);
   });
 
-  it('answers 102, 103, 104, 108 through the client', async () => {
+  it('answers 102, 103, 104, 108, 112 through the client', async () => {
     const client = await connected((await t.account('client')).token);
     const unknown = client.newSubscription('nowhere:x');
     const code = new Promise<number>((resolve) => unknown.on('unsubscribed', (ctx) => resolve(ctx.code)));
@@ -77,6 +82,13 @@ forEachDatabase('realtime broker', (database) => {
     expect(await err(client.rpc('anything', {}))).to.equal(104);
     expect(await err(client.presence('lobby'))).to.equal(108);
     expect(await err(client.history('lobby', { limit: 10 }))).to.equal(108);
+    // History from another stream generation cannot be served: 112.
+    await t.controller.services.realtime.publish('support:presence', { n: 1 });
+    const since = { offset: 0, epoch: 'another-epoch' };
+    expect(await err(client.history('support:presence', { limit: 10, since }))).to.equal(112);
+    const { epoch } = await client.history('support:presence', { limit: 0 });
+    const served = await client.history('support:presence', { limit: 10, since: { offset: 0, epoch } });
+    expect(served.publications.map((p) => p.data)).to.deep.equal([{ n: 1 }]);
     // A name without a colon is in the default namespace: subscribing works, no offsets.
     const lobby = await new Collector(client, 'lobby').subscribe();
     await t.controller.services.realtime.publish('lobby', { hello: 1 });
@@ -85,7 +97,7 @@ forEachDatabase('realtime broker', (database) => {
     expect(lobby.offsets).to.deep.equal([]);
   });
 
-  it('answers 105, 107 and 109 to a raw client, and closes 3501 on a command before connect', async () => {
+  it('answers 105, 107 and 109 to a raw client, and closes 3501 on a command before connect or a frame that is not JSON', async () => {
     const tech = await hub.expert();
     const raw = (first: object[]) =>
       new Promise<{ replies: Record<string, unknown>[]; close?: number }>((resolve) => {
@@ -112,6 +124,12 @@ forEachDatabase('realtime broker', (database) => {
     ]);
     expect(out.replies[0]!.connect).to.include({ ping: 25, pong: true });
     expect((await raw([{ id: 1, subscribe: { channel: 'lobby' } }])).close).to.equal(3501);
+    const garbage = await new Promise<number>((resolve) => {
+      const ws = new WebSocket(url);
+      ws.on('open', () => ws.send('not json'));
+      ws.on('close', (code) => resolve(code));
+    });
+    expect(garbage).to.equal(3501);
     t.clock.advance(31 * 86_400_000);
     const expired = await raw([{ id: 1, connect: { token: tech.token } }]);
     expect((expired.replies[0]!.error as { code: number }).code).to.equal(109);
@@ -175,6 +193,18 @@ forEachDatabase('realtime broker', (database) => {
     const history = await wc.history('support:presence', { limit: 10 });
     expect(history.publications.map((p) => Number(p.offset))).to.deep.equal([1, 2, 3]);
     expect(history.offset).to.equal(3);
+
+    // 90 s without a heartbeat: the sweep takes the expert offline and says so.
+    t.clock.advance(90_000);
+    expect((await hub.runJob('SUPPORT_PRESENCE_SWEEP')).result).to.deep.equal({ expired: 1 });
+    await presence.count(4);
+    expect(presence.data[3]).to.deep.equal({
+      type: 'PRO_STATUS_CHANGED',
+      expert_id: e.id,
+      isOnline: false,
+      status_detail: 'OFFLINE',
+      updated_at: t.clock.now().toISOString(),
+    });
   });
 
   it('recovers, in order, what was published while the socket was down', async () => {
@@ -198,5 +228,33 @@ forEachDatabase('realtime broker', (database) => {
     await broker.publish('support:presence', { n: 7 });
     await c.count(7);
     expect(c.offsets.at(-1)).to.equal(7);
+  });
+  it('closes 3012 a socket that leaves a ping unanswered; the client, which answers, stays', async function () {
+    this.timeout(20_000);
+    // A controller of its own pinging every second.
+    const quick = await startTestController(database, { realtimePingSeconds: 1 });
+    try {
+      const q = await new Hub(quick).init();
+      const tech = await q.expert();
+      const { port } = await quick.controller.listen();
+      const quickUrl = `ws://127.0.0.1:${port}/realtime`;
+      const answering = await connect(quickUrl, tech.token);
+      clients.push(answering.client);
+      expect(answering.connected).to.equal(true);
+      let pings = 0;
+      const code = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(quickUrl);
+        ws.on('open', () => ws.send(JSON.stringify({ id: 1, connect: { token: tech.token } })));
+        ws.on('message', (m) => {
+          if (m.toString() === '{}') pings++;
+        });
+        ws.on('close', (c) => resolve(c));
+      });
+      expect(code).to.equal(3012);
+      expect(pings).to.equal(1);
+      expect(answering.client.state).to.equal('connected');
+    } finally {
+      await quick.close();
+    }
   });
 });

@@ -44,7 +44,9 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     };
   }
 
-  it('delivers every publication once, in order, to subscribers of both instances; fifty claims through both win once', async () => {
+  it('delivers every publication once, in order, to subscribers of both instances; fifty claims through both win once', async function () {
+    // Fifty accounts are registered (scrypt each): slow on a loaded machine.
+    this.timeout(180_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
     const a = await instance('instance-a', dataDir);
     const b = await instance('instance-b', dataDir);

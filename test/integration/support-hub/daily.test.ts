@@ -96,6 +96,42 @@ forEachDatabase('support daily jobs', (database) => {
     ]);
   });
 
+  it('counts a supervision as a free contribution of the senior', async () => {
+    const senior = await hub.expert({ tier_level: 'EXPERT' });
+    const junior = await hub.expert();
+    const client = await t.account('client');
+    // Six paid missions closed owe one free one (1 per 6 at EXPERT).
+    for (let i = 0; i < 6; i++) {
+      const paid = await t.controller.services.support.createMission(client.id, {
+        subject: 'Payée',
+        category: 'autre',
+        is_urgent: false,
+        payment_status: 'ESCROWED',
+        price_amount: 10_000,
+      });
+      await hub.claim(senior, paid.id);
+      await hub.close(senior, paid.id);
+    }
+    await hub.mission(client.token); // a free mission waits: the quota is not suspended
+    const quotaOf = async () =>
+      (await t.request('GET', '/api/v1/support/progression', { token: senior.token })).body.data.quota;
+    expect(await quotaOf()).to.include({ owed: 1, contributed: 0, suspended: false, met: false });
+    const work = await hub.mission(client.token);
+    await hub.claim(junior, work);
+    await hub.close(junior, work);
+    const verdict = await t.request('POST', `/api/v1/support/tickets/${work}/supervise`, {
+      token: senior.token,
+      body: { verdict: 'VALIDE' },
+    });
+    expect(verdict.status).to.equal(201);
+    expect(await quotaOf()).to.include({ owed: 1, contributed: 1, met: true });
+    t.clock.advance(DAY);
+    const run = await hub.runJob('SUPPORT_PROGRESSION');
+    expect(run.result.changes.filter((c: { expert_id: string }) => c.expert_id === senior.id)).to.deep.equal(
+      [],
+    );
+  });
+
   it('warns at 45 silent days, delists at 90 (reachable by link), relists at the next mission; internal accounts are exempt', async () => {
     let e = await hub.expert();
     const internal = await hub.expert({ is_internal: true });
