@@ -95,13 +95,18 @@ export class QoeCollector {
     const { router } = this.#o;
     const targets = this.#o.targets ?? DEFAULT_QOE_TARGETS;
     const failed: string[] = [];
+    // Each part once more on failure: the first call after a router reboot finds the old API
+    // connection dead, and the second opens a new one.
     const attempt = async <T>(what: string, fn: () => Promise<T>): Promise<T | undefined> => {
-      try {
-        return await fn();
-      } catch (err) {
-        failed.push(what);
-        this.#o.logger.warn({ what, ...errorFields(err) }, 'qoe measure failed');
-        return undefined;
+      for (let tries = 1; ; tries++) {
+        try {
+          return await fn();
+        } catch (err) {
+          if (tries < 2) continue;
+          failed.push(what);
+          this.#o.logger.warn({ what, ...errorFields(err) }, 'qoe measure failed');
+          return undefined;
+        }
       }
     };
     const quality = await attempt('quality', () => this.#quality(targets));

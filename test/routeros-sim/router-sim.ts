@@ -205,6 +205,11 @@ export class RouterSim {
     return this.sessions.size;
   }
 
+  /** The Internet link from now on (its round trip and loss; undefined: terrestrial). */
+  setWanLink(profile: WanLinkProfile | undefined): void {
+    this.ctx.wan.profile = profile;
+  }
+
   /**
    * A reboot: API connections drop ("system is rebooting"), hotspot sessions end (NAS-Reboot),
    * interface byte and packet counters start again from zero and the uptime restarts.

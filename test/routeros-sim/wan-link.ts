@@ -27,7 +27,8 @@ export class WanLink {
 
   constructor(
     private readonly rng: Prng,
-    readonly profile: WanLinkProfile | undefined,
+    /** Changeable while the router runs (the dish's link gets worse, a storm passes). */
+    public profile: WanLinkProfile | undefined,
   ) {}
 
   /** The next echo over the link. */

@@ -20,7 +20,10 @@ export function agentPointConsumer(qoe: QoeService, logger: Logger) {
     // A point that can never be taken is dropped and acknowledged, or the agent would resend it
     // for ever; the log says which allocation sends bad points.
     if (!parsed.success) {
-      logger.warn({ allocationId: report.allocationId, issues: parsed.error.issues.length }, 'qoe point refused');
+      logger.warn(
+        { allocationId: report.allocationId, issues: parsed.error.issues.length },
+        'qoe point refused',
+      );
       return true;
     }
     try {
