@@ -9,6 +9,7 @@ import { routerDay } from '../usage/index.js';
 import { UsageAlerts, type AlertDeps } from './alerts.js';
 import { isCongested } from './congestion.js';
 import { nasUsage } from './nas-usage.js';
+import { ACCELERATION_MIN_BYTES } from './usage-verdict.js';
 import { DailyReports } from './reports.js';
 import * as q from './queries.js';
 import type { LiveNas } from '../nas/index.js';
@@ -127,12 +128,22 @@ export class QoeService {
         txBytes: row.wan_tx_bytes,
       });
       // The point is recorded whatever the alert check does; the catch-up job retries it.
-      if (added)
+      if (added && (await this.#alertPossible(clientId, nas.allocation_id, now)))
         await this.alerts.check(clientId, nas.id, nas.allocation_id, now).catch((err: unknown) => {
           this.deps.logger.warn({ nasId: nas.id, err: (err as Error).message }, 'usage alert check failed');
         });
     }
     return { accepted: true, event: { id: row.id, observed_at: row.observed_at } };
+  }
+
+  /**
+   * False when no alert can be due: under 5 GiB in the last 26 hours, neither today (in any time
+   * zone, a day of 25 hours at most) nor the last two hours reach a threshold. One read instead of
+   * the check's four, for nearly every point.
+   */
+  async #alertPossible(clientId: string, allocationId: string, now: Date): Promise<boolean> {
+    const since = new Date(now.getTime() - 26 * 3_600_000);
+    return (await this.deps.usage.bytesSince(clientId, allocationId, since)) >= ACCELERATION_MIN_BYTES;
   }
 
   /** The latest point of each NAS of the client that sent one, and those congested now. */
