@@ -224,13 +224,22 @@ async function paced(routers: Router[], send: Send, rate: number): Promise<numbe
 async function connectAll(c: Controller, port: number, routers: Router[]): Promise<void> {
   const url = `ws://127.0.0.1:${port}/agent/v1`;
   const key = c.services.hub.identity.publicKey;
-  for (let i = 0; i < routers.length; i += 200) {
+  // Below the hub's handshakes per address (128): a refused upgrade is tried again.
+  for (let i = 0; i < routers.length; i += 100) {
     await Promise.all(
-      routers.slice(i, i + 200).map(async (r) => {
-        r.link = new QoeBenchLink(url, { agent_id: r.agentId, secret_key: r.secretKey }, key);
-        await r.link.linked;
+      routers.slice(i, i + 100).map(async (r) => {
+        for (let attempt = 1; ; attempt++) {
+          r.link = new QoeBenchLink(url, { agent_id: r.agentId, secret_key: r.secretKey }, key);
+          try {
+            return await r.link.linked;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          }
+        }
       }),
     );
+    if ((i + 100) % 2000 === 0) console.log(`  ${i + 100} linked`);
   }
 }
 
@@ -292,7 +301,9 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
   try {
     const { port } = await c.listen();
     console.log(`[${name}] seeding ${ROUTERS.toLocaleString('en')} routers…`);
+    const t0 = process.hrtime.bigint();
     const routers = await seed(c);
+    console.log(`[${name}] seeded in ${(ms(t0) / 1000).toFixed(1)} s; linking the agents…`);
     await connectAll(c, port, routers);
     console.log(`[${name}] ${ROUTERS.toLocaleString('en')} agents linked; agent link at saturation…`);
     const viaLink: Send = (r) =>
