@@ -4,6 +4,7 @@
 // runs: the long-running agent (`run`) does not hold the technician's tools in memory.
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT, PROCESS_IO } from './cli/cli-io.js';
+import { qoeSettings } from './telemetry/qoe-settings.js';
 import { ConfigError, radiusRelaySettings, routerSettings } from './config.js';
 import type { RadiusRelayFlags, RouterFlags, RouterSettings } from './config.js';
 import { createLogger } from './logger.js';
@@ -99,6 +100,16 @@ withRouterOptions(
         .env('TICKETNET_TELEMETRY_INTERVAL_S')
         .default('300'),
     )
+    .addOption(
+      new Option('--qoe-interval <seconds>', 'seconds between two network-quality points (15 to 900)')
+        .env('TICKETNET_QOE_INTERVAL_S')
+        .default('60'),
+    )
+    .addOption(
+      new Option('--qoe-targets <ipv4s>', 'comma-separated hosts the router pings for network quality').env(
+        'TICKETNET_QOE_TARGETS',
+      ),
+    )
     .option(
       '--radius-relay-host <ipv4>',
       "address the router's RADIUS is taken on [env TICKETNET_RADIUS_RELAY_HOST, default 0.0.0.0]",
@@ -127,6 +138,8 @@ withRouterOptions(
         code?: string;
         logLevel: string;
         telemetryInterval: string;
+        qoeInterval: string;
+        qoeTargets?: string;
       } & RadiusRelayFlags,
       command: Command,
     ) =>
@@ -139,6 +152,7 @@ withRouterOptions(
           code: flags.code,
           radiusRelay: radiusRelaySettings(flags),
           telemetryIntervalMs: telemetryIntervalMs(flags.telemetryInterval),
+          qoe: qoeSettings(flags.qoeInterval, flags.qoeTargets),
         },
         PROCESS_IO,
       ),

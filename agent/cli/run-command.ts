@@ -20,6 +20,8 @@ export interface RunCommandOptions {
   radiusRelay?: RadiusRelaySettings | undefined;
   /** Period of the telemetry report (default 5 minutes). */
   telemetryIntervalMs?: number | undefined;
+  /** Network-quality collection: interval and ping targets (defaults: 60 s, two resolvers). */
+  qoe?: { intervalMs: number; targets: string[] } | undefined;
   /** Signals that stop the agent (default SIGTERM and SIGINT). */
   signals?: readonly NodeJS.Signals[];
 }
@@ -74,6 +76,7 @@ export async function runCommand(given: RunCommandOptions, io: CliIO): Promise<n
     ...(options.telemetryIntervalMs !== undefined
       ? { reports: { telemetryIntervalMs: options.telemetryIntervalMs } }
       : {}),
+    ...(options.qoe ? { qoe: options.qoe } : {}),
   });
   logger.info(
     { state_dir: options.stateDir, router: `${options.router.host}:${options.router.port}` },

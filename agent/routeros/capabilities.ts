@@ -32,6 +32,12 @@ export interface RouterCapabilities {
    * or only an ICMP echo to the host (6.x and early 7: no `type`).
    */
   netwatchProbe: 'tcp-conn' | 'icmp';
+  /**
+   * 7.4+: a `type=icmp` netwatch probe sends a series of echoes on the router and prints their
+   * round trips and loss (`rtt-avg`, `rtt-jitter`, `loss-percent`, `sent-count`…); before, netwatch
+   * says only up or down and link quality needs `/ping`.
+   */
+  netwatchIcmp: boolean;
   /** Property names that differ between versions. */
   properties: {
     /**
@@ -87,6 +93,7 @@ export function capabilitiesFor(version: RouterOsVersion | string): RouterCapabi
           : null,
     },
     netwatchProbe: atLeast(v, 7, 4) ? 'tcp-conn' : 'icmp',
+    netwatchIcmp: atLeast(v, 7, 4),
     properties: {
       routeGatewayInterface: v7 ? 'immediate-gw' : 'gateway-status',
       licenseId: v7 ? ['system-id', 'software-id'] : ['software-id'],

@@ -22,6 +22,7 @@ import { CommandJournal } from '../state/command-journal.js';
 import { IdentityStore } from '../state/identity-store.js';
 import { Outbox } from '../state/outbox.js';
 import { StateDir } from '../state/state-dir.js';
+import { QoeCollector, type QoeCollectorOptions } from '../telemetry/qoe-collector.js';
 import { ReportScheduler } from '../telemetry/report-scheduler.js';
 import { AGENT_VERSION } from '../version.js';
 import { writeLinkStatus } from './link-status.js';
@@ -45,6 +46,8 @@ export interface AgentRuntimeOptions {
     reportBatchSize?: number;
   };
   reports?: { telemetryIntervalMs?: number; factsIntervalMs?: number; factsMinSpacingMs?: number };
+  /** Network-quality points: interval, ping targets and plan (defaults in qoe-collector.ts). */
+  qoe?: Pick<QoeCollectorOptions, 'intervalMs' | 'targets' | 'ping'>;
   outboxMaxEntries?: number;
   /** The RADIUS relay (the CLI always gives it unless turned off); absent: no relay. */
   radiusRelay?: (RadiusRelaySettings & { timeoutMs?: number; coaPort?: number }) | undefined;
@@ -58,6 +61,8 @@ export interface RunningAgent {
   executor: CommandExecutor;
   outbox: Outbox;
   reports: ReportScheduler;
+  /** Network-quality points (collect() takes one now). */
+  qoe: QoeCollector;
   router: RouterConnection;
   /** The RADIUS relay, when enabled. */
   radiusRelay: RadiusRelay | undefined;
@@ -135,6 +140,14 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     extraFacts: () => ({ [RADIUS_RELAY_FACT]: radiusRelay?.report() ?? null }),
     ...options.reports,
   });
+  const qoe = new QoeCollector({
+    outbox,
+    router,
+    notify: () => link.notifyOutbox(),
+    logger,
+    now,
+    ...options.qoe,
+  });
 
   let status: LinkStatus = { pid: process.pid, state: 'connecting', since: isoTime(now()) };
   // Writes in order, so an older state never lands after a newer one.
@@ -172,6 +185,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   const radiusRelay = await startRadiusRelay(options, link, router, logger);
   relayForCommands = radiusRelay;
   reports.start();
+  qoe.start();
   link.start();
 
   let stopping: Promise<void> | undefined;
@@ -180,6 +194,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     executor,
     outbox,
     reports,
+    qoe,
     router,
     radiusRelay,
     done: link.done,
@@ -187,6 +202,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
       (stopping ??= (async () => {
         clearInterval(pruneTimer);
         await reports.stop();
+        await qoe.stop();
         // Executor first: an interrupted command is journalled (and its result may still go out).
         await executor.stop();
         await radiusRelay?.stop();

@@ -3,7 +3,7 @@
 // the router holds them, a hand-deleted queue and a hand-edited limit restored while unmarked
 // objects stay as they were, a no-change pass that writes nothing, the router unreachable (left as
 // it is), a disable while away and the sweep when it returns, and the WAN usage store fed by the
-// agent's telemetry.
+// agent's network-quality points.
 import { expect } from 'chai';
 import { forEachDatabase } from '../support/databases.js';
 import { eventually } from '../integration/hub/hub-fixture.js';
@@ -177,9 +177,10 @@ forEachDatabase('bandwidth on simulated routers', (database) => {
       const after = (await stack.radius('GET', '/bandwidth/program')).body.programmes[0];
       expect(after).to.include({ enabled: false, etat_constate: 'OFF', en_erreur: false });
 
-      // The agent's telemetry carries the WAN counters and the router's zone to the usage store.
+      // The agent's network-quality point carries the WAN counters, its telemetry the router's zone.
       addInterfaceTraffic(sim.state, 'ether1', 7_000_000, 1_000_000);
       await site.agent.reports.reportTelemetry();
+      await site.agent.qoe.collect();
       const seen = await eventually(
         async () => (await stack.radius('GET', '/bandwidth/program')).body.programmes[0],
         (p) => p.consommation.dernierReleve !== null,

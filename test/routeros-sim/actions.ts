@@ -43,6 +43,9 @@ const backupSave: CommandHandler = async (ctx) => {
 /** Documentation networks never answer, so tests can ask for a dead host. */
 const UNREACHABLE = [/^192\.0\.2\./, /^198\.51\.100\./, /^203\.0\.113\./];
 
+const PRIVATE = [/^10\./, /^127\./, /^192\.168\./, /^172\.(1[6-9]|2\d|3[01])\./, /^169\.254\./];
+const isPrivate = (address: string): boolean => PRIVATE.some((re) => re.test(address));
+
 function parseInterval(text: string | undefined, fallbackMs: number): number {
   if (text === undefined || text === '') return fallbackMs;
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
@@ -76,10 +79,18 @@ const ping: CommandHandler = async (ctx) => {
       ctx.re({ ...base, status: 'timeout', sent: String(sent), received: '0', 'packet-loss': '100' });
       continue;
     }
-    const us = rng.int(800, 45_000);
-    rtts.push(us);
     const ms = (n: number): string =>
       state.caps.pingMicroseconds ? `${Math.floor(n / 1000)}ms${n % 1000}us` : `${Math.round(n / 1000)}ms`;
+    // Past the WAN the link's profile decides; a LAN host answers at LAN speed.
+    const us = isPrivate(address) ? rng.int(800, 45_000) : ctx.sim.wan.echo();
+    if (us === null) {
+      // a lost echo: RouterOS prints the sequence as timed out, with the running totals
+      const lost = { ...base, status: 'timeout', sent: String(sent), received: String(rtts.length) };
+      const loss = String(Math.round((100 * (sent - rtts.length)) / sent));
+      ctx.re({ ...lost, 'packet-loss': loss });
+      continue;
+    }
+    rtts.push(us);
     ctx.re({
       ...base,
       size,

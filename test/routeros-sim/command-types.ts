@@ -6,6 +6,7 @@ import type { SimTunnels } from './vpn-tunnels.js';
 import type { SimBackToHome } from './back-to-home.js';
 import type { RecordView } from './query-filter.js';
 import type { RouterState } from './router-state.js';
+import type { WanLink } from './wan-link.js';
 
 /** A RouterOS `!trap`: the command failed; the session answers !trap then !done. */
 export class RosTrap extends Error {
@@ -40,6 +41,8 @@ export interface SimContext {
   tunnels: SimTunnels;
   /** The Back To Home relay under /ip/cloud. */
   backToHome: SimBackToHome;
+  /** The Internet link: round trip and loss of echoes past the WAN (`/ping`, netwatch ICMP). */
+  wan: WanLink;
 }
 
 export interface CommandRequest {

@@ -12,11 +12,18 @@
 // - a device that is off does not answer: the connection is held unanswered, as a SYN with no reply;
 // - netwatch probes each enabled entry every `interval`: `type=tcp-conn` (7.4+) opens a TCP
 //   connection to `host`:`port`, the other types (and RouterOS 6, which has only ICMP) ask whether
-//   the host answers at all; `status` becomes up or down and `since` the time of the change.
+//   the host answers at all; `status` becomes up or down and `since` the time of the change;
+// - `type=icmp` (7.4+) sends `packet-count` echoes (default 10) and prints what came back:
+//   sent-count, response-count, loss-count, loss-percent and rtt-avg, rtt-min, rtt-max, rtt-jitter
+//   (largest minus smallest), rtt-stdev; a host past the WAN answers over the router's Internet
+//   link (wan-link.ts). The probe is down when nothing came back, or when the average or the loss
+//   passes `thr-avg` (default 100ms) or `thr-loss-percent` (default 85%), as the manual warns for
+//   slow links (sim assumption: the other thresholds are not modelled).
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { MenuTable, SimRecord } from './menu-table.js';
 import { formatDateTime, parseDuration } from './ros-format.js';
 import type { RouterState } from './router-state.js';
+import { echoStats, type Echo, type WanLink } from './wan-link.js';
 
 export const LAN_BRIDGE = 'bridge-lan';
 export const LAN_NET = '192.168.50';
@@ -51,6 +58,7 @@ export class SimLan {
   constructor(
     private readonly state: RouterState,
     private readonly host: string,
+    private readonly wan?: WanLink,
   ) {
     this.#nat.on('change', this.#onNatChange);
     this.#timer = setInterval(() => void this.probeDue(performance.now()), NETWATCH_TICK_MS).unref();
@@ -120,9 +128,12 @@ export class SimLan {
       const last = this.#lastProbe.get(rec.id);
       if (nowMs !== Number.POSITIVE_INFINITY && last !== undefined && nowMs - last < intervalMs) continue;
       this.#lastProbe.set(rec.id, nowMs === Number.POSITIVE_INFINITY ? performance.now() : nowMs);
-      const up = await this.#probe(rec);
+      const icmp = rec.props.type === 'icmp' && this.state.caps.netwatchIcmp ? this.#icmp(rec) : undefined;
+      const up = icmp ? icmp.up : await this.#probe(rec);
       const status = up ? 'up' : 'down';
-      if (table.get(rec.id) && rec.props.status !== status) {
+      if (!table.get(rec.id)) continue;
+      if (icmp) table.update(rec, icmp.props);
+      if (rec.props.status !== status) {
         table.update(rec, { status, since: formatDateTime(this.state.caps, this.state.identity.now()) });
       }
     }
@@ -201,6 +212,36 @@ export class SimLan {
   }
 
   // ---- netwatch ----------------------------------------------------------------
+
+  /** One ICMP probe: its echoes, the figures netwatch prints, and whether it counts as up. */
+  #icmp(rec: SimRecord): { up: boolean; props: Record<string, string> } {
+    const count = Math.max(1, Math.min(100, Number(rec.props['packet-count'] ?? '10') || 10));
+    const device = [...this.#devices.values()].find((d) => d.address === rec.props.host);
+    const echoes: Echo[] = [];
+    for (let i = 0; i < count; i++) {
+      if (device) echoes.push(device.online ? 300 + i : null);
+      else echoes.push(this.wan ? this.wan.echo() : null);
+    }
+    const st = echoStats(echoes);
+    const us = (n: number | undefined) => (n === undefined ? '' : `${Math.floor(n / 1000)}ms${n % 1000}us`);
+    const thrAvg = (parseDuration(rec.props['thr-avg'] ?? '100ms') ?? 0.1) * 1e6;
+    const thrLoss = Number(rec.props['thr-loss-percent'] ?? '85') || 85;
+    const up = st.received > 0 && (st.avg ?? 0) <= thrAvg && st.lossPct <= thrLoss;
+    return {
+      up,
+      props: {
+        'sent-count': String(st.sent),
+        'response-count': String(st.received),
+        'loss-count': String(st.sent - st.received),
+        'loss-percent': String(st.lossPct),
+        'rtt-avg': us(st.avg),
+        'rtt-min': us(st.min),
+        'rtt-max': us(st.max),
+        'rtt-jitter': us(st.jitter),
+        'rtt-stdev': us(st.stdev),
+      },
+    };
+  }
 
   async #probe(rec: SimRecord): Promise<boolean> {
     const device = [...this.#devices.values()].find((d) => d.address === rec.props.host);

@@ -33,6 +33,7 @@ import { capabilitiesFor } from './version-caps.js';
 import { SimTunnels, type VpnPeerEnd } from './vpn-tunnels.js';
 import { SimBackToHome } from './back-to-home.js';
 import type { Capabilities } from './version-caps.js';
+import { WanLink, type WanLinkProfile } from './wan-link.js';
 
 export interface RouterSimOptions {
   /** API port; 0 (default) picks a free one. */
@@ -71,6 +72,8 @@ export interface RouterSimOptions {
   vpnPeerEnd?: VpnPeerEnd;
   /** Time the Back To Home relay takes to come up once enabled (default 20 s: incomplete at 6 s). */
   backToHomeReadyMs?: number;
+  /** The Internet link's round trip and loss (`SATELLITE_LINK` for a dish); a terrestrial one by default. */
+  wanLink?: WanLinkProfile;
 }
 
 export class RouterSim {
@@ -137,8 +140,9 @@ export class RouterSim {
       nas: this.nas,
       tunnels: new SimTunnels(this.state, this.faults, options.vpnPeerEnd),
       backToHome: new SimBackToHome(this.state, options.backToHomeReadyMs ?? 20_000),
+      wan: new WanLink(rng, options.wanLink),
     };
-    this.lan = new SimLan(this.state, options.host ?? '127.0.0.1');
+    this.lan = new SimLan(this.state, options.host ?? '127.0.0.1', this.ctx.wan);
     this.services = new SimIpServices(this.state, options.host ?? '127.0.0.1', () => this.port);
     this.faults.on('shutdown', this.onShutdown);
     this.server = createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
@@ -205,6 +209,27 @@ export class RouterSim {
   /** Open API connections. */
   get connections(): number {
     return this.sessions.size;
+  }
+
+  /** The Internet link from now on (its round trip and loss; undefined: terrestrial). */
+  setWanLink(profile: WanLinkProfile | undefined): void {
+    this.ctx.wan.profile = profile;
+  }
+
+  /**
+   * A reboot: API connections drop ("system is rebooting"), hotspot sessions end (NAS-Reboot),
+   * interface byte and packet counters start again from zero and the uptime restarts.
+   */
+  async reboot(): Promise<void> {
+    for (const s of this.sessions) s.shutdown('system is rebooting');
+    for (const rec of this.state.table('/ip/hotspot/active').list()) {
+      await this.nas.logout(rec.props['mac-address'] ?? rec.props.user ?? '', 'NAS-Reboot');
+    }
+    const interfaces = this.state.table('/interface');
+    for (const rec of interfaces.list()) {
+      interfaces.update(rec, { 'rx-byte': '0', 'tx-byte': '0', 'rx-packet': '0', 'tx-packet': '0' });
+    }
+    this.state.restart();
   }
 
   // ---- scripts and the hotspot ------------------------------------------------

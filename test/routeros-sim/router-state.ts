@@ -35,7 +35,9 @@ interface GrowingFile {
 
 export class RouterState {
   private readonly tables = new Map<string, MenuTable>();
-  readonly startedAt: Date;
+  startedAt: Date;
+  /** Uptime already on the clock when the simulator started (a router up for days); 0 after a reboot. */
+  #uptimeBeforeStartS = 3 * 86400 + 4 * 3600 + 17 * 60;
   /** File bytes present when the simulator started (seeded files do not eat the free space). */
   private baselineFileBytes = 0;
   private readonly growing = new Map<number, GrowingFile>();
@@ -50,6 +52,12 @@ export class RouterState {
     for (const def of MENU_DEFS) {
       if (!def.available || def.available(identity.caps)) this.tables.set(def.path, new MenuTable(def));
     }
+  }
+
+  /** The router came back from a reboot now: its uptime starts from zero. */
+  restart(): void {
+    this.startedAt = this.identity.now();
+    this.#uptimeBeforeStartS = 0;
   }
 
   get caps(): Capabilities {
@@ -193,7 +201,7 @@ export class RouterState {
   private resourceView(): Record<string, string> {
     const { board, caps } = this.identity;
     const now = this.identity.now();
-    const uptime = (now.getTime() - this.startedAt.getTime()) / 1000 + 3 * 86400 + 4 * 3600 + 17 * 60;
+    const uptime = (now.getTime() - this.startedAt.getTime()) / 1000 + this.#uptimeBeforeStartS;
     const buildTime = new Date(Date.UTC(caps.version.major === 6 ? 2023 : 2025, 4, 27, 10, 15, 3));
     const used = Math.round(board.totalMemory * 0.42);
     const out: Record<string, string> = {

@@ -65,6 +65,11 @@ export interface Capabilities {
   backToHome: boolean;
   /** Back To Home per-user menu: none before 7.14, `back-to-home-users` 7.14..7.17, `back-to-home-user` 7.18+. */
   backToHomeUsersMenu: '/ip/cloud/back-to-home-users' | '/ip/cloud/back-to-home-user' | null;
+  /**
+   * 7.4+: `/tool/netwatch` has probe types; `type=icmp` sends a series of echoes and prints their
+   * round trips and loss (`rtt-avg`, `rtt-jitter`, `loss-percent`…). Before, only up or down.
+   */
+  netwatchIcmp: boolean;
 }
 
 const V6_POLICIES = [
@@ -130,5 +135,6 @@ export function capabilitiesFor(versionText: string): Capabilities {
       : atLeast(v, 7, 14)
         ? '/ip/cloud/back-to-home-users'
         : null,
+    netwatchIcmp: atLeast(v, 7, 4),
   };
 }

@@ -11,6 +11,7 @@ import type { Config } from '../../controller/config.js';
 import { createController } from '../../controller/controller.js';
 import { systemClock, type Clock, ManualClock } from '../../controller/core/clock.js';
 import { RouterSim } from '../routeros-sim/router-sim.js';
+import type { WanLinkProfile } from '../routeros-sim/wan-link.js';
 import { eventually } from '../integration/hub/hub-fixture.js';
 import type { TestDatabase } from './databases.js';
 import { startLoopbackAgent, type LoopbackAgentOptions } from './loopback-agent.js';
@@ -40,6 +41,10 @@ export interface LiveSiteOptions {
   agentLogger?: AgentLogger;
   /** Waited for on the allocation besides a connected link and the router's serial. */
   ready?: (allocation: Record<string, unknown>) => boolean;
+  /** The simulator's Internet link (a satellite dish: SATELLITE_LINK). */
+  wanLink?: WanLinkProfile;
+  /** The agent's clock (the system's by default). */
+  agentNow?: () => Date;
 }
 
 export interface LiveSite {
@@ -104,6 +109,7 @@ export async function startLiveStack(
         ...(o.identity ? { identity: o.identity } : {}),
         ...(o.host ? { host: o.host } : {}),
         ...(o.radiusIncomingPort !== undefined ? { radiusIncomingPort: o.radiusIncomingPort } : {}),
+        ...(o.wanLink ? { wanLink: o.wanLink } : {}),
         password: SIM_PASSWORD,
       });
       await sim.start();
@@ -122,6 +128,7 @@ export async function startLiveStack(
         router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
         relay: o.relay,
         ...(o.agentLogger ? { logger: o.agentLogger } : {}),
+        ...(o.agentNow ? { now: o.agentNow } : {}),
       });
       cleanups.push(() => agent.stop());
       await eventually(

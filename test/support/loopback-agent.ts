@@ -19,6 +19,8 @@ export interface LoopbackAgentOptions {
   logger?: AgentLogger;
   /** Replaces the router catalogue (an older build's, without its newer commands). */
   catalogue?: CommandCatalogue;
+  /** The agent's clock (the system's by default). */
+  now?: () => Date;
 }
 
 export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgent> {
@@ -40,5 +42,8 @@ export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgen
     ...(o.relay ? { radiusRelay: { host: '127.0.0.1', ...o.relay, allow: [] } } : {}),
     ...(o.catalogue ? { catalogue: o.catalogue } : {}),
     reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
+    // Network-quality points when the test asks (qoe.collect()), with quick pings.
+    qoe: { intervalMs: 3_600_000, ping: { count: 5, intervalMs: 20 } },
+    ...(o.now ? { now: o.now } : {}),
   });
 }

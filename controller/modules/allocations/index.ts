@@ -4,6 +4,7 @@ export {
   type AllocationView,
   type Enrolment,
   type HeardReport,
+  type ReportConsumer,
   type ReportListener,
 } from './service.js';
 export { allocationsModule } from './module.js';

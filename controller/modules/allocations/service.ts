@@ -95,9 +95,17 @@ export interface HeardReport {
 
 export type ReportListener = (report: HeardReport) => void;
 
+/**
+ * Takes a report in place of the reports table, before it is acknowledged: true when it did (its
+ * own store is then the record, and must make a resend harmless); false leaves it to the table.
+ * Throwing leaves the report unacknowledged, so the agent sends it again.
+ */
+export type ReportConsumer = (report: HeardReport) => Promise<boolean>;
+
 export class AllocationsService {
   readonly #owners: AllocationOwners;
   readonly #reportListeners: ReportListener[] = [];
+  readonly #reportConsumers: ReportConsumer[] = [];
 
   constructor(
     private readonly db: Db,
@@ -279,6 +287,10 @@ export class AllocationsService {
     report: MessageBody<'report'>,
     clientId?: string,
   ): Promise<boolean> {
+    if (clientId !== undefined && this.#reportConsumers.length > 0) {
+      const heard = { allocationId, clientId, kind: report.kind, at: report.at, data: report.data };
+      for (const consumer of this.#reportConsumers) if (await consumer(heard)) return true;
+    }
     const receivedAt = iso(this.clock.now());
     const stored = await this.db.transaction().execute(async (trx) => {
       const stored = await q.insertReport(trx, {
@@ -306,6 +318,11 @@ export class AllocationsService {
    */
   addReportListener(listener: ReportListener): void {
     this.#reportListeners.push(listener);
+  }
+
+  /** Adds a consumer that may take reports before the reports table does (see ReportConsumer). */
+  addReportConsumer(consumer: ReportConsumer): void {
+    this.#reportConsumers.push(consumer);
   }
 
   /** Updates the router facts it is given (all optional), unless newer ones are stored. */

@@ -1,4 +1,5 @@
 import { defineModule } from '../define-module.js';
+import { agentPointConsumer } from './agent-points.js';
 import { qoeDailyReportJob, qoeKickReconcileJob, qoeUsageAlertsJob } from './jobs.js';
 import * as m0070 from './migrations/0070-qoe.js';
 import * as m0071 from './migrations/0071-qoe-reports.js';
@@ -31,6 +32,8 @@ export const qoeModule = defineModule({
         logger.warn({ err: (err as Error).message }, 'kick not settled on accounting Stop');
       });
     });
+    // Points from the agents' link go through the same ingestion as the HTTP route.
+    use('allocations').addReportConsumer(agentPointConsumer(qoe, logger));
     return {
       services: { qoe },
       routes: (api) => qoeRoutes(api, { qoe }),

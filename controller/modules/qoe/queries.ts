@@ -14,6 +14,15 @@ export async function saveBridgeToken(db: Db, row: QoeBridgeTokensTable): Promis
 export const findBridgeToken = (db: Db, tokenHash: string) =>
   db.selectFrom('qoe_bridge_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
 
+/** The bridge tokens issued for an allocation's NAS, newest first (a NAS deleted then enrolled again). */
+export const bridgeTokensOfAllocation = (db: Db, allocationId: string) =>
+  db
+    .selectFrom('qoe_bridge_tokens')
+    .select(['nas_id', 'client_id'])
+    .where('allocation_id', '=', allocationId)
+    .orderBy('issued_at', 'desc')
+    .execute();
+
 /** Enrolled NAS after `afterNasId` (keyset), for the catch-up job. */
 export const listBridgeTokens = (db: Db, afterNasId: string, limit: number) =>
   db

@@ -10,9 +10,11 @@ import { UsageAlerts, type AlertDeps } from './alerts.js';
 import { isCongested } from './congestion.js';
 import { KickActions, type KickDeps } from './kick-actions.js';
 import { nasUsage } from './nas-usage.js';
+import { ACCELERATION_MIN_BYTES } from './usage-verdict.js';
 import { DailyReports } from './reports.js';
 import * as q from './queries.js';
-import type { PreferencesBody, TelemetryBody } from './schemas.js';
+import type { LiveNas } from '../nas/index.js';
+import type { AgentPoint, PreferencesBody, TelemetryBody } from './schemas.js';
 import type { QoePointsTable } from './tables.js';
 
 const DAY_MS = 86_400_000;
@@ -65,13 +67,44 @@ export class QoeService {
     if (!issued || !nas) throw new AppError('QOE_BRIDGE_TOKEN_INVALID', 'Unknown bridge token');
     if (body.nas_id.toLowerCase() !== nas.id.toLowerCase())
       throw new AppError('QOE_NAS_MISMATCH', 'nas_id is not the NAS of this bridge token');
+    return this.#record(issued.client_id, nas, body);
+  }
+
+  /**
+   * A point an agent sent over its link (agent-points.ts): recorded as `telemetry` records it, for
+   * the allocation's live NAS; without one, its WAN counters still feed the usage store.
+   * @returns false when the allocation has no live NAS.
+   * @throws AppError VALIDATION_ERROR for a point stamped ahead of the server clock.
+   */
+  async recordAgentPoint(clientId: string, allocationId: string, point: AgentPoint): Promise<boolean> {
+    let nas: LiveNas | null = null;
+    for (const t of await q.bridgeTokensOfAllocation(this.deps.db, allocationId)) {
+      if (t.client_id !== clientId) continue;
+      nas = await this.deps.nas.findLive(clientId, t.nas_id);
+      if (nas) break;
+    }
+    if (nas) {
+      await this.#record(clientId, nas, { ...point, nas_id: nas.id });
+      return true;
+    }
+    if (point.wan_rx_bytes != null && point.wan_tx_bytes != null)
+      await this.deps.usage.ingest({
+        clientId,
+        allocationId,
+        at: new Date(point.observed_at),
+        rxBytes: point.wan_rx_bytes,
+        txBytes: point.wan_tx_bytes,
+      });
+    return false;
+  }
+
+  async #record(clientId: string, nas: LiveNas, body: TelemetryBody): Promise<TelemetryAnswer> {
     const now = this.deps.clock.now();
     const observed = new Date(body.observed_at);
     if (observed.getTime() > now.getTime() + MAX_AHEAD_MS) {
       const message = 'observed_at is ahead of the server clock';
       throw new AppError('VALIDATION_ERROR', message, { details: [{ field: 'observed_at', message }] });
     }
-    const clientId = issued.client_id;
     const row: QoePointsTable = {
       id: newId(),
       client_id: clientId,
@@ -101,12 +134,22 @@ export class QoeService {
         txBytes: row.wan_tx_bytes,
       });
       // The point is recorded whatever the alert check does; the catch-up job retries it.
-      if (added)
+      if (added && (await this.#alertPossible(clientId, nas.allocation_id, now)))
         await this.alerts.check(clientId, nas.id, nas.allocation_id, now).catch((err: unknown) => {
           this.deps.logger.warn({ nasId: nas.id, err: (err as Error).message }, 'usage alert check failed');
         });
     }
     return { accepted: true, event: { id: row.id, observed_at: row.observed_at } };
+  }
+
+  /**
+   * False when no alert can be due: under 5 GiB in the last 26 hours, neither today (in any time
+   * zone, a day of 25 hours at most) nor the last two hours reach a threshold. One read instead of
+   * the check's four, for nearly every point.
+   */
+  async #alertPossible(clientId: string, allocationId: string, now: Date): Promise<boolean> {
+    const since = new Date(now.getTime() - 26 * 3_600_000);
+    return (await this.deps.usage.bytesSince(clientId, allocationId, since)) >= ACCELERATION_MIN_BYTES;
   }
 
   /** The latest point of each NAS of the client that sent one, and those congested now. */

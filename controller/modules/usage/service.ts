@@ -113,6 +113,12 @@ export class UsageService {
     };
   }
 
+  /** Bytes filed under hours from the one holding `since` onwards (a cheap bound before finer reads). */
+  async bytesSince(clientId: string, allocationId: string, since: Date): Promise<number> {
+    const hour = iso(new Date(Math.floor(since.getTime() / HOUR_MS) * HOUR_MS));
+    return q.bytesSince(this.db, clientId, allocationId, hour);
+  }
+
   /** Takes a stored agent report: telemetry readings (and a zone) feed the store; others are ignored. */
   async fromReport(
     clientId: string,

@@ -1,0 +1,422 @@
+// `npm run bench:qoe`: network-quality ingestion for --routers enrolled routers (default 10,000) on
+// SQLite and PostgreSQL, beside a bare multi-row INSERT of the same points on the same database in
+// the same run. For each database:
+//   1. agent link: every router's agent linked (sealed frames, scripts/bench-qoe-link.ts), points
+//      sent as `telemetry` reports `{qoe}`; at saturation (a closed loop of --concurrency points in
+//      flight) the points per second, then paced at the goal rate (routers every 15 s: 667/s) the
+//      p50/p99 per point, report sent → report_ack;
+//   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
+//   3. bare: as many points as the link's saturation run took, in INSERTs of 500 rows into a table
+//      shaped like qoe_points;
+// and once: the bytes per day one agent sends at the default interval (60 s).
+// Each router's points are 15 s apart with growing counters, so each one counts usage and runs the
+// alert check, as in the field. Generator and controller share this process (and the machine):
+// the load average is printed with the figures.
+//   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 64] [--pg URL]
+import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { pino } from 'pino';
+import { sql } from 'kysely';
+import { loadConfig } from '../controller/config.js';
+import { createController, type Controller } from '../controller/controller.js';
+import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
+import type { NasTable } from '../controller/modules/nas/tables.js';
+import type { QoeBridgeTokensTable } from '../controller/modules/qoe/tables.js';
+import { QoeBenchLink } from './bench-qoe-link.js';
+import { load, ms, pct, pgReachable } from './bench-support.js';
+
+const { values: opt } = parseArgs({
+  options: {
+    routers: { type: 'string', default: '10000' },
+    seconds: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '64' },
+    pg: { type: 'string' },
+  },
+});
+const ROUTERS = Number(opt.routers);
+const SECONDS = Number(opt.seconds);
+const CONCURRENCY = Number(opt.concurrency);
+const GOAL_RATE = ROUTERS / 15;
+const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+interface Router {
+  allocationId: string;
+  nasId: string;
+  token: string;
+  agentId: string;
+  secretKey: string;
+  link?: QoeBenchLink;
+  /** Points sent so far: the next one is 15 s after the last. */
+  n: number;
+}
+
+const BASE = Date.now() - 12 * 3_600_000;
+function point(r: Router) {
+  const k = r.n++;
+  return {
+    observed_at: new Date(BASE + k * 15_000).toISOString(),
+    rtt_ms: 600 + (k % 7),
+    jitter_ms: 12.5,
+    packet_loss_pct: k % 50 === 0 ? 2 : 0,
+    tx_bps: 800_000,
+    rx_bps: 4_000_000,
+    wan_rx_bytes: 1_000_000_000 + k * 7_500_000,
+    wan_tx_bytes: 100_000_000 + k * 1_500_000,
+    top_consumers: [
+      { username: 'user-a1b2', ip: '10.5.50.12', rx_bps: 2_100_000 },
+      { username: 'user-c3d4', ip: '10.5.50.31', rx_bps: 900_000 },
+      { username: 'user-e5f6', ip: '10.5.50.77', rx_bps: 400_000 },
+    ],
+  };
+}
+
+function keyPair() {
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const seed = privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(-32);
+  const pub = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+  return { publicKey: pub.toString('base64'), secretKey: Buffer.concat([seed, pub]).toString('base64') };
+}
+
+/** The client, its allocations with enrolled agents, their NAS and bridge tokens, written straight in. */
+async function seed(c: Controller): Promise<Router[]> {
+  const client = await c.services.accounts.create({
+    email: 'bench-qoe@example.com',
+    password: 'bench-passw0rd',
+    name: 'Bench QoE',
+    kind: 'client',
+  });
+  const now = new Date().toISOString();
+  const routers: Router[] = [];
+  const allocations: AllocationsTable[] = [];
+  const nas: NasTable[] = [];
+  const tokens: QoeBridgeTokensTable[] = [];
+  for (let i = 0; i < ROUTERS; i++) {
+    const keys = keyPair();
+    const r: Router = {
+      allocationId: randomUUID(),
+      nasId: randomUUID(),
+      token: `qbt_${randomBytes(32).toString('base64url')}`,
+      agentId: randomUUID(),
+      secretKey: keys.secretKey,
+      n: 0,
+    };
+    routers.push(r);
+    const serial = `B${i.toString(16).padStart(7, '0').toUpperCase()}`;
+    allocations.push({
+      id: r.allocationId,
+      client_id: client.id,
+      label: `bench-${i}`,
+      created_at: now,
+      enrol_code_hash: null,
+      enrol_code_expires_at: null,
+      enrol_code_used_at: now,
+      agent_id: r.agentId,
+      agent_public_key: keys.publicKey,
+      enrolled_at: now,
+      revoked_at: null,
+      router_serial: serial,
+      router_identity: null,
+      router_model: null,
+      routeros_version: '7.19',
+      architecture: null,
+      board_name: null,
+      free_hdd_bytes: null,
+      total_hdd_bytes: null,
+      facts_updated_at: null,
+      radius_relay_address: null,
+      radius_relay_auth_port: null,
+      radius_relay_acct_port: null,
+    });
+    nas.push({
+      id: r.nasId,
+      client_id: client.id,
+      allocation_id: r.allocationId,
+      nasname: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+      shortname: `bench-${i}`,
+      secret: randomBytes(12).toString('hex'),
+      role: i === 0 ? ('PRIMARY' as const) : ('MEMBER' as const),
+      status: 'ACTIVE' as const,
+      apply_mode: 'app_apply' as const,
+      router_serial: serial,
+      model: null,
+      created_at: now,
+      updated_at: now,
+      activated_at: now,
+      verified_at: now,
+      deleted_at: null,
+    });
+    tokens.push({
+      nas_id: r.nasId,
+      client_id: client.id,
+      allocation_id: r.allocationId,
+      token_hash: createHash('sha256').update(r.token).digest('hex'),
+      issued_at: now,
+    });
+  }
+  await c.database.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < ROUTERS; i += 500) {
+      await trx
+        .insertInto('allocations')
+        .values(allocations.slice(i, i + 500))
+        .execute();
+      await trx
+        .insertInto('nas')
+        .values(nas.slice(i, i + 500))
+        .execute();
+      await trx
+        .insertInto('qoe_bridge_tokens')
+        .values(tokens.slice(i, i + 500))
+        .execute();
+    }
+  });
+  return routers;
+}
+
+type Send = (r: Router) => Promise<void>;
+
+/** Points per second with `CONCURRENCY` in flight for SECONDS, round robin over the routers. */
+async function saturation(routers: Router[], send: Send): Promise<{ rate: number; count: number }> {
+  let next = 0;
+  let count = 0;
+  const until = Date.now() + SECONDS * 1000;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < until) {
+        await send(routers[next++ % routers.length]!);
+        count++;
+      }
+    }),
+  );
+  return { rate: count / (ms(t0) / 1000), count };
+}
+
+/** Latency per point (ms) at `rate` points per second, sent on a 10 ms tick for SECONDS. */
+async function paced(routers: Router[], send: Send, rate: number): Promise<number[]> {
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  let next = 0;
+  let owed = 0;
+  const until = Date.now() + SECONDS * 1000;
+  await new Promise<void>((resolve) => {
+    const tick = setInterval(() => {
+      if (Date.now() >= until) {
+        clearInterval(tick);
+        resolve();
+        return;
+      }
+      owed += rate / 100;
+      for (; owed >= 1; owed--) {
+        const t0 = process.hrtime.bigint();
+        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0))));
+      }
+    }, 10);
+  });
+  await Promise.all(pending);
+  return latencies;
+}
+
+async function connectAll(c: Controller, port: number, routers: Router[]): Promise<void> {
+  const url = `ws://127.0.0.1:${port}/agent/v1`;
+  const key = c.services.hub.identity.publicKey;
+  // Below the hub's handshakes per address (128): a refused upgrade is tried again.
+  for (let i = 0; i < routers.length; i += 100) {
+    await Promise.all(
+      routers.slice(i, i + 100).map(async (r) => {
+        for (let attempt = 1; ; attempt++) {
+          r.link = new QoeBenchLink(url, { agent_id: r.agentId, secret_key: r.secretKey }, key);
+          try {
+            return await r.link.linked;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          }
+        }
+      }),
+    );
+    if ((i + 100) % 2000 === 0) console.log(`  ${i + 100} linked`);
+  }
+}
+
+/** Multi-row INSERTs of 500 of `count` points into a table shaped like qoe_points; rows per second. */
+async function bareInsert(c: Controller, routers: Router[], count: number): Promise<number> {
+  const db = c.database.db;
+  await sql`create table bench_points as select * from qoe_points where 1 = 0`.execute(db);
+  const clientId = (await db.selectFrom('nas').select('client_id').executeTakeFirstOrThrow()).client_id;
+  const rows = Array.from({ length: count }, (_, i) => {
+    const r = routers[i % routers.length]!;
+    const p = point({ ...r, n: 100_000 + Math.floor(i / routers.length) });
+    return {
+      id: randomUUID(),
+      client_id: clientId,
+      nas_id: r.nasId,
+      allocation_id: r.allocationId,
+      received_at: new Date().toISOString(),
+      ...p,
+      top_consumers: JSON.stringify(p.top_consumers),
+    };
+  });
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < rows.length; i += 500)
+    await db
+      .insertInto('bench_points' as 'qoe_points')
+      .values(rows.slice(i, i + 500))
+      .execute();
+  return count / (ms(t0) / 1000);
+}
+
+interface Row {
+  db: string;
+  agentRate: number;
+  agentP50: number;
+  agentP99: number;
+  httpRate: number;
+  httpP50: number;
+  httpP99: number;
+  bareRate: number;
+}
+
+async function run(name: string, database: DatabaseHandle, dataDir: string): Promise<Row> {
+  const config = loadConfig(
+    {},
+    {
+      dataDir,
+      jwtSecret: 'bench-secret-bench-secret-bench-secret-00',
+      apiQuota: 'off',
+      authFailureQuota: 'off',
+      moneyQuota: 'off',
+      logLevel: 'silent',
+      scheduler: false,
+      radiusEnabled: false,
+      host: '127.0.0.1',
+      port: 0,
+    },
+  );
+  const c = await createController({ config, logger: pino({ level: 'silent' }), database });
+  try {
+    const { port } = await c.listen();
+    console.log(`[${name}] seeding ${ROUTERS.toLocaleString('en')} routers…`);
+    const t0 = process.hrtime.bigint();
+    const routers = await seed(c);
+    console.log(`[${name}] seeded in ${(ms(t0) / 1000).toFixed(1)} s; linking the agents…`);
+    await connectAll(c, port, routers);
+    console.log(`[${name}] ${ROUTERS.toLocaleString('en')} agents linked; agent link at saturation…`);
+    const viaLink: Send = (r) =>
+      r.link!.report({
+        id: randomUUID(),
+        kind: 'telemetry',
+        at: new Date().toISOString(),
+        data: { qoe: point(r) },
+      });
+    const agentSat = await saturation(routers, viaLink);
+    const agentLat = await paced(routers, viaLink, GOAL_RATE);
+    console.log(`[${name}] HTTP route…`);
+    const http: Send = async (r) => {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/radius/qoe/telemetry`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-vpn-bridge-token': r.token },
+        body: JSON.stringify({ nas_id: r.nasId, ...point(r) }),
+      });
+      if (res.status !== 202) throw new Error(`telemetry answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    };
+    const httpSat = await saturation(routers, http);
+    const httpLat = await paced(routers, http, GOAL_RATE);
+    console.log(`[${name}] bare INSERT of ${agentSat.count.toLocaleString('en')} points…`);
+    const bareRate = await bareInsert(c, routers, Math.max(agentSat.count, 10_000));
+    for (const r of routers) r.link?.close();
+    return {
+      db: name,
+      agentRate: agentSat.rate,
+      agentP50: pct(agentLat, 50),
+      agentP99: pct(agentLat, 99),
+      httpRate: httpSat.rate,
+      httpP50: pct(httpLat, 50),
+      httpP99: pct(httpLat, 99),
+      bareRate,
+    };
+  } finally {
+    await c.close();
+  }
+}
+
+/** Bytes one agent sends a day at the default interval: the sealed frame of a typical point. */
+async function bytesPerDay(): Promise<{ frame: number; perDay: number }> {
+  const { sealFrame, deriveSessionKeys, generateEphemeralKeyPair, SequenceCounter } =
+    await import('../protocol/index.js');
+  const own = generateEphemeralKeyPair();
+  const peer = generateEphemeralKeyPair();
+  const agent = keyPair();
+  const keys = deriveSessionKeys({
+    role: 'agent',
+    sid: randomUUID(),
+    own,
+    peerPublicKey: peer.publicKey,
+    agentKey: agent.publicKey,
+    controllerKey: keyPair().publicKey,
+  });
+  const r = { n: 1000 } as Router;
+  const body = {
+    id: randomUUID(),
+    kind: 'telemetry' as const,
+    at: new Date().toISOString(),
+    data: { qoe: point(r) },
+  };
+  const frame = sealFrame('report', body, { keys, seq: new SequenceCounter().next() }).length;
+  // A websocket frame adds a 2-byte header, 4 bytes of mask and (over 125 bytes) 2 of length.
+  const wire = frame + 8;
+  return { frame: wire, perDay: wire * (86_400 / 60) };
+}
+
+const loadBefore = load();
+const rows: Row[] = [];
+const dir = mkdtempSync(join(tmpdir(), 'tn-bench-qoe-'));
+try {
+  rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
+  if (await pgReachable(PG_URL)) {
+    const schema = `bench_${randomBytes(4).toString('hex')}`;
+    try {
+      rows.push(await run('postgres', await openDatabase(PG_URL, { schema }), dir));
+    } finally {
+      const admin = new pg.Client({ connectionString: PG_URL });
+      await admin.connect();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    }
+  } else {
+    console.log(`PostgreSQL not reachable at ${PG_URL}: skipped`);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const f = (x: number, d = 1) => x.toFixed(d);
+const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+console.log(`\nload average (1, 5, 15 min) on ${cpus().length} cores: ${loadBefore} before, ${load()} after`);
+console.log(
+  `${ROUTERS.toLocaleString('en')} routers; goal ${f(GOAL_RATE, 0)} points/s (one per router every 15 s), p99 < 50 ms, at least a third of the bare INSERT rate`,
+);
+console.log(
+  '\n| db | path | saturation points/s | p50 / p99 ms at the goal rate | bare INSERT rows/s | ratio to bare | goal rate | p99 | third of bare |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  for (const [path, rate, p50, p99] of [
+    ['agent link', r.agentRate, r.agentP50, r.agentP99],
+    ['HTTP', r.httpRate, r.httpP50, r.httpP99],
+  ] as const) {
+    const ratio = rate / r.bareRate;
+    console.log(
+      `| ${r.db} | ${path} | ${f(rate, 0)} | ${f(p50)} / ${f(p99)} | ${f(r.bareRate, 0)} | ${f(ratio, 3)} | ${pass(rate >= GOAL_RATE)} | ${pass(p99 < 50)} | ${pass(ratio >= 1 / 3)} |`,
+    );
+  }
+}
+const bytes = await bytesPerDay();
+console.log(
+  `\none agent at the default 60 s interval: ${bytes.frame} bytes per point on the wire (sealed frame + websocket header), ${(bytes.perDay / 1024).toFixed(0)} KiB per day (TLS and TCP overhead not counted)`,
+);
