@@ -29,6 +29,7 @@ import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
 import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
+import { readBandwidthDigest } from './bandwidth-digest.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -103,6 +104,7 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
   'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
   'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
+  'bandwidth.digest': ({ router, signal }) => readBandwidthDigest(router, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

@@ -69,6 +69,7 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'equipment.unpin': { device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b' },
   'hotspot.active.usage': {},
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
+  'bandwidth.digest': {},
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -102,6 +103,7 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'equipment.unpin': 403,
   'hotspot.active.usage': 202,
   'bandwidth.apply': 403,
+  'bandwidth.digest': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {
