@@ -13,6 +13,9 @@ import { BW_MARK, BW_TYPE_PREFIX, MENUS, type MenuKey } from './bandwidth-plan.j
 
 export type Row = Record<string, string>;
 
+/** The only queue types the plan writes. */
+const TYPE_NAMES = [`${BW_TYPE_PREFIX}pcq-down`, `${BW_TYPE_PREFIX}pcq-up`];
+
 /** Per menu, the properties read: every one the plan writes, plus what tells ours and the site's apart. */
 const PROPS: Record<MenuKey, readonly string[]> = {
   type: ['name', 'kind', 'pcq-classifier', 'pcq-rate'],
@@ -89,7 +92,14 @@ export async function readBandwidthObjects(
   const menus = Object.keys(MENUS) as MenuKey[];
   const [wan, ...printed] = await Promise.all([
     findWanInterface(router, call),
-    ...menus.map((menu) => router.print(MENUS[menu], { ...call, proplist: ['.id', ...PROPS[menu]] })),
+    ...menus.map((menu) =>
+      router.print(MENUS[menu], {
+        ...call,
+        proplist: ['.id', ...PROPS[menu]],
+        // Queue types are ours by name: the router's built-in types need not cross the link.
+        ...(menu === 'type' ? { anyOf: { prop: 'name', values: TYPE_NAMES } } : {}),
+      }),
+    ),
   ]);
   const rows = Object.fromEntries(menus.map((menu, i) => [menu, printed[i]!])) as Record<MenuKey, Row[]>;
   const marked = Object.fromEntries(
