@@ -18,6 +18,8 @@ export interface BwSite extends Site {
   /** `bandwidth.digest` reads answered; set `edited` to play a hand edit on the router. */
   digestReads: number;
   edited: boolean;
+  /** When true, `hotspot.active.usage` fails as a router that cannot be read. */
+  usageFails: boolean;
 }
 
 export interface BwTest extends NasTest {
@@ -66,6 +68,7 @@ export async function startBandwidthTest(database: TestDatabase): Promise<BwTest
         sessions: [],
         digestReads: 0,
         edited: false,
+        usageFails: false,
       };
       // What the router holds, as a digest: the last params applied (a hand edit changes it).
       const held = () =>
@@ -103,7 +106,9 @@ export async function startBandwidthTest(database: TestDatabase): Promise<BwTest
           };
         }
         if (command.name === 'hotspot.active.usage')
-          return { status: 'DONE', output: { sessions: bw.sessions } };
+          return bw.usageFails
+            ? { status: 'FAILED', fault: { code: 'ROUTER_TRAP', message: 'no such menu', retryable: false } }
+            : { status: 'DONE', output: { sessions: bw.sessions } };
         return answer(command);
       };
       return bw;
