@@ -281,6 +281,8 @@ const IPV4_PREFIX = once(() =>
 const BW_KEY = once(() => z.string().regex(/^[a-z0-9_]{1,24}$/));
 
 /** Params of `bandwidth.apply` (docs/bandwidth.md gives where each object sits). */
+const BW_DIGEST = once(() => z.string().regex(/^[0-9a-f]{32}$/));
+
 const BANDWIDTH_APPLY_PARAMS = once(() =>
   z.strictObject({
     /** The global cap, or null when it is off. */
@@ -855,6 +857,8 @@ const COMMAND_SPECS = {
       users: count,
       /** WAN interface the marks were written for; null when nothing needed one. */
       wan_interface: z.string().max(200).nullable(),
+      /** Digest of the marked objects as the router holds them afterwards (`bandwidth.digest`). */
+      digest: BW_DIGEST().optional(),
     }),
     defaultTimeoutSeconds: 60,
     effect: 'change',
@@ -890,6 +894,22 @@ const COMMAND_SPECS = {
     output: z.object({ found: count, removed: count, remaining: count }),
     defaultTimeoutSeconds: 30,
     effect: 'change',
+  }),
+  /**
+   * Reads the router's marked bandwidth objects and answers their digest, as `bandwidth.apply`
+   * gives it after writing: equal digests mean the router still holds what was applied (hand
+   * edits, a moved WAN or FastTrack rule change it). Writes nothing.
+   */
+  'bandwidth.digest': () => ({
+    params: z.strictObject({}),
+    output: z.object({
+      digest: BW_DIGEST(),
+      /** Marked objects found. */
+      found: count,
+      wan_interface: z.string().max(200).nullable(),
+    }),
+    defaultTimeoutSeconds: 30,
+    effect: 'read',
   }),
 } as const satisfies Record<string, () => CommandSpec>;
 

@@ -8,19 +8,25 @@ import type { CommandOutput } from '../../protocol/index.js';
 import { RouterError } from '../routeros/router-error.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { parseRouterOsBoolean, parseRouterOsInteger } from '../routeros/ros-values.js';
-import { findWanInterface } from '../routeros/wan-interface.js';
+import {
+  bandwidthDigest,
+  beforeFastTrack,
+  keyOf,
+  normaliseValue,
+  readBandwidthObjects,
+  type Row,
+} from './bandwidth-digest.js';
 import {
   bandwidthPlan,
-  BW_MARK,
-  BW_TYPE_PREFIX,
   MENUS,
   type BandwidthParams,
   type MenuKey,
   type PlannedObject,
 } from './bandwidth-plan.js';
 
+export { normaliseValue } from './bandwidth-digest.js';
+
 type Output = CommandOutput<'bandwidth.apply'>;
-type Row = Record<string, string>;
 
 interface Counts {
   found: number;
@@ -28,23 +34,6 @@ interface Counts {
   updated: number;
   removed: number;
 }
-
-/** Values as RouterOS may print them back: yes/true, 10M/10000000. */
-export function normaliseValue(value: string | undefined): string {
-  const v = (value ?? '').trim();
-  if (v === 'yes' || v === 'true') return 'true';
-  if (v === 'no' || v === 'false') return 'false';
-  const rate = /^(\d+(?:\.\d+)?)([kMG])$/.exec(v);
-  if (rate)
-    return String(Math.round(Number(rate[1]) * { k: 1e3, M: 1e6, G: 1e9 }[rate[2] as 'k' | 'M' | 'G']));
-  return v;
-}
-
-const keyOf = (menu: MenuKey, row: Row): string | undefined => {
-  if (menu === 'type') return row.name?.startsWith(BW_TYPE_PREFIX) ? row.name : undefined;
-  const comment = row.comment ?? '';
-  return comment.startsWith(BW_MARK) ? comment.slice(BW_MARK.length) : undefined;
-};
 
 /** The props of `want` the router shows otherwise (an absent property counts as different). */
 function changedProps(want: PlannedObject, have: Row): Record<string, string> {
@@ -65,31 +54,13 @@ export async function applyBandwidth(
   // Several calls share the deadline's signal at once (each adds its abort listener).
   if (options.signal) setMaxListeners(100, options.signal);
   const needed = params.cap !== null || params.users.length > 0;
-  const menus = Object.keys(MENUS) as MenuKey[];
-  // The reads go out together (tagged API calls): one round trip's wait instead of six.
-  const [found, ...printed] = await Promise.all([
-    needed ? findWanInterface(router, call) : Promise.resolve(undefined),
-    ...menus.map((menu) => router.print(MENUS[menu], call)),
-  ]);
-  const wan = found ?? null;
+  const objects = await readBandwidthObjects(router, call);
+  const { wan, marked, fastTrack: userFastTrack } = objects;
   if (needed && wan === null)
     throw new RouterError('ROUTER_TRAP', 'no active default route: the WAN interface is unknown');
-  const rows = Object.fromEntries(menus.map((menu, i) => [menu, printed[i]!])) as Record<MenuKey, Row[]>;
-  const userFastTrack = rows.filter.filter(
-    (r) =>
-      r.action === 'fasttrack-connection' &&
-      keyOf('filter', r) === undefined &&
-      parseRouterOsBoolean(r.disabled) !== true,
-  );
-  const plan = bandwidthPlan(params, wan, userFastTrack.length > 0);
+  const plan = bandwidthPlan(params, needed ? wan : null, userFastTrack.length > 0);
   const counts: Counts = { found: 0, added: 0, updated: 0, removed: 0 };
-  const marked = {} as Record<MenuKey, Row[]>;
-  for (const menu of Object.keys(MENUS) as MenuKey[]) {
-    marked[menu] = rows[menu].filter(
-      (r) => keyOf(menu, r) !== undefined && parseRouterOsBoolean(r.dynamic) !== true,
-    );
-    counts.found += marked[menu].length;
-  }
+  for (const menu of Object.keys(MENUS) as MenuKey[]) counts.found += marked[menu].length;
 
   const syncUnordered = async (menu: MenuKey, phase: 'write' | 'remove') => {
     const wanted = new Map(plan[menu].map((o) => [o.key, o]));
@@ -134,12 +105,11 @@ export async function applyBandwidth(
   const ruleBlockMatches = (menu: 'mangle' | 'filter'): boolean => {
     const mine = marked[menu];
     if (mine.length !== plan[menu].length) return false;
-    const firstFastTrack = userFastTrack[0] ? rows.filter.indexOf(userFastTrack[0]) : -1;
     return plan[menu].every((want, i) => {
       const have = mine[i]!;
       if (keyOf(menu, have) !== want.key || Object.keys(changedProps(want, have)).length > 0) return false;
       // A hold rule after the FastTrack rule holds nothing.
-      return menu !== 'filter' || firstFastTrack < 0 || rows.filter.indexOf(have) < firstFastTrack;
+      return menu !== 'filter' || beforeFastTrack(objects, have);
     });
   };
 
@@ -170,11 +140,14 @@ export async function applyBandwidth(
   await syncUnordered('list', 'remove');
   await syncUnordered('type', 'remove');
 
+  // The digest of what the router holds now: read again only when something was written.
+  const wrote = counts.added + counts.updated + counts.removed > 0;
   return {
     ...counts,
     state: params.cap !== null ? 'ON' : 'OFF',
     users: params.users.length,
-    wan_interface: wan,
+    wan_interface: needed ? wan : null,
+    digest: bandwidthDigest(wrote ? await readBandwidthObjects(router, call) : objects),
   };
 }
 

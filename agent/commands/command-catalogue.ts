@@ -33,6 +33,7 @@ import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 import { removeHotspotActive } from './hotspot-active-remove.js';
 import { sendDisconnect } from './radius-disconnect.js';
 import type { CoaForwarder } from '../radius-relay/coa-forwarder.js';
+import { readBandwidthDigest } from './bandwidth-digest.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -118,6 +119,7 @@ export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): 
     sendDisconnect(deps.coa?.(), { packet: params.packet, id: command.id, signal }),
   'hotspot.active.remove': ({ router, params, signal }) =>
     removeHotspotActive(router, { user: params.user, address: params.address, signal }),
+  'bandwidth.digest': ({ router, signal }) => readBandwidthDigest(router, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

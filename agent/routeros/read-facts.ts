@@ -48,7 +48,7 @@ export async function readCapabilities(
   conn: RouterConnection,
   options: RouterCallOptions = {},
 ): Promise<RouterCapabilities | undefined> {
-  const resource = await firstRecord(conn, '/system/resource', options);
+  const [resource] = await conn.print('/system/resource', { ...options, proplist: ['version'] });
   const version = parseRouterOsVersion(resource?.version ?? '');
   return version ? capabilitiesFor(version) : undefined;
 }

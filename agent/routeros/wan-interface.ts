@@ -36,8 +36,15 @@ export async function findWanInterface(
   router: RouterConnection,
   options: RouterCallOptions = {},
 ): Promise<string | undefined> {
-  const caps = await readCapabilities(router, options);
-  const routes = await router.print('/ip/route', { ...options, where: { 'dst-address': '0.0.0.0/0' } });
+  // Both reads in flight together, each asking only for what is used here.
+  const [caps, routes] = await Promise.all([
+    readCapabilities(router, options),
+    router.print('/ip/route', {
+      ...options,
+      where: { 'dst-address': '0.0.0.0/0' },
+      proplist: ['active', 'disabled', 'distance', 'gateway', 'immediate-gw', 'gateway-status'],
+    }),
+  ]);
   const active = routes.filter(
     (r) => parseRouterOsBoolean(r.active) !== false && parseRouterOsBoolean(r.disabled) !== true,
   );

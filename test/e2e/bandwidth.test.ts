@@ -137,8 +137,20 @@ forEachDatabase('bandwidth on simulated routers', (database) => {
       expect(hold).to.be.greaterThan(-1);
       expect(hold).to.equal(fasttrack - 1);
 
-      // Nothing changed: nothing written.
+      // Nothing changed: nothing written, and only the digest read was sent.
+      const sent = async () =>
+        (
+          await stack.t.db.db
+            .selectFrom('agent_commands')
+            .select('name')
+            .where('allocation_id', '=', site.allocationId)
+            .where('name', 'like', 'bandwidth.%')
+            .orderBy('created_at')
+            .orderBy('id') // time-ordered ids: the later of two in one millisecond sorts last
+            .execute()
+        ).map((r) => r.name);
       expect(await reconcile()).to.deep.include({ traites: 1, poses: 0, conformes: 1 });
+      expect(await sent()).to.deep.equal(['bandwidth.apply', 'bandwidth.digest']);
 
       // Hand edits: a queue deleted, a limit raised; both undone, the rest untouched.
       const rest = sim.state.table('/queue/tree').findBy('name', 'tn-bw-rest-down')!;
@@ -146,6 +158,7 @@ forEachDatabase('bandwidth on simulated routers', (database) => {
       const ess = sim.state.table('/queue/tree').findBy('name', 'tn-bw-ess-up')!;
       sim.state.table('/queue/tree').update(ess, { 'max-limit': '50000000' });
       expect(await reconcile()).to.deep.include({ poses: 1 });
+      expect((await sent()).slice(-2)).to.deep.equal(['bandwidth.digest', 'bandwidth.apply']);
       expect(sim.state.table('/queue/tree').findBy('name', 'tn-bw-rest-down')?.props).to.include({
         'max-limit': '10000000',
         priority: '8',

@@ -53,7 +53,9 @@ export class BandwidthAlerts {
       type: 'BANDWIDTH',
       title: text.title,
       body: text.body(routerName),
-      data: { nas_id: nasId, alerte: kind },
+      // The app reads `metadata.type` and `metadata.nas_id` (the push carries `metadata` as JSON text,
+      // FCM's data being flat strings).
+      data: { metadata: { type: 'BANDWIDTH', nas_id: nasId, alerte: kind } },
       dedupKey: `${nasId}:${kind}:${iso(now)}`,
       channels: push ? ['in_app', 'push'] : ['in_app'],
       ...(push && quiet ? { quietHours: quietWindowUtc(now, local.hoursIntoDay, prefs.quiet_end!) } : {}),

@@ -26,6 +26,19 @@ export const DEFAULT_BANDWIDTH_OPTIONS: BandwidthOptions = {
   concurrency: 64,
 };
 
+/**
+ * A cap another module imposes on routers: the satellite plan's quota smoothing sets an effective
+ * cap that the reconciliation applies (never above the manager's own `limit_mbps`, and only while
+ * the router has an enabled programme). Asked once per pass for the routers it took.
+ */
+export interface ImposedCaps {
+  /** Mbps by nas_id, for those of `routers` that carry one now; a router absent carries none. */
+  capsFor(
+    routers: readonly { clientId: string; nasId: string }[],
+    now: Date,
+  ): Promise<ReadonlyMap<string, number>>;
+}
+
 export interface BandwidthDeps {
   db: Db;
   clock: Clock;

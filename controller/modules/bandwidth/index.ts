@@ -2,5 +2,5 @@
 export { BandwidthService } from './service.js';
 export { bandwidthModule } from './module.js';
 export type { BandwidthTables } from './tables.js';
-export type { BandwidthOptions } from './deps.js';
+export type { BandwidthOptions, ImposedCaps } from './deps.js';
 export type { PassCounters } from './reconcile.js';

@@ -3,6 +3,7 @@ import { defineModule } from '../define-module.js';
 import { DEFAULT_BANDWIDTH_OPTIONS } from './deps.js';
 import { bandwidthReconcileJob } from './jobs.js';
 import * as m0041 from './migrations/0041-bandwidth.js';
+import * as m0042 from './migrations/0042-bandwidth-digests.js';
 import { bandwidthRoutes } from './routes.js';
 import { BandwidthService } from './service.js';
 
@@ -20,7 +21,7 @@ export const bandwidthModule = defineModule({
     'bandwidth_alerts',
     'bandwidth_preferences',
   ],
-  migrations: { '0041-bandwidth': m0041 },
+  migrations: { '0041-bandwidth': m0041, '0042-bandwidth-digests': m0042 },
   provides: ['bandwidth'],
   build: ({ db, clock, logger, options, use }) => {
     const bandwidth = new BandwidthService({

@@ -46,37 +46,74 @@ export async function insertRevision(db: Db, row: BandwidthRevisionsTable): Prom
   await db.insertInto('bandwidth_revisions').values(row).execute();
 }
 
+const CHUNK = 500;
+const chunks = <T>(xs: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+
 /**
  * Claims up to `limit` routers for one pass, oldest first: each claimed row gets `token` until
- * `until`, so a second pass (another instance, or the route during the job) skips them.
+ * `until`, so a second pass (another instance, or the route during the job) skips them. The
+ * UPDATE re-checks the lease row by row, so of two passes racing for a router one only gets it.
  */
 export async function claimForPass(db: Db, token: string, now: string, until: string, limit: number) {
-  const candidates = await db
-    .selectFrom('bandwidth_programmes')
-    .select('nas_id')
-    .where((eb) => eb.or([eb('enabled', '=', 1), eb('cleanup_pending', '=', 1)]))
-    .where((eb) => eb.or([eb('pass_until', 'is', null), eb('pass_until', '<', now)]))
-    .orderBy('last_pass_at')
-    .orderBy('nas_id')
-    .limit(limit)
-    .execute();
+  const candidates = (
+    await db
+      .selectFrom('bandwidth_programmes')
+      .select('nas_id')
+      .where((eb) => eb.or([eb('enabled', '=', 1), eb('cleanup_pending', '=', 1)]))
+      .where((eb) => eb.or([eb('pass_until', 'is', null), eb('pass_until', '<', now)]))
+      .orderBy('last_pass_at')
+      .orderBy('nas_id')
+      .limit(limit)
+      .execute()
+  ).map((r) => r.nas_id);
   const claimed: BandwidthProgrammesTable[] = [];
-  for (const { nas_id } of candidates) {
-    const r = await db
+  for (const ids of chunks(candidates)) {
+    await db
       .updateTable('bandwidth_programmes')
       .set({ pass_token: token, pass_until: until })
-      .where('nas_id', '=', nas_id)
+      .where('nas_id', 'in', ids)
       .where((eb) => eb.or([eb('pass_until', 'is', null), eb('pass_until', '<', now)]))
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== 1) continue;
-    const row = await db
-      .selectFrom('bandwidth_programmes')
-      .selectAll()
-      .where('nas_id', '=', nas_id)
-      .executeTakeFirst();
-    if (row) claimed.push(row);
+      .execute();
+    claimed.push(
+      ...(await db
+        .selectFrom('bandwidth_programmes')
+        .selectAll()
+        .where('nas_id', 'in', ids)
+        .where('pass_token', '=', token)
+        .execute()),
+    );
   }
-  return claimed;
+  return claimed.sort(
+    (a, b) => a.last_pass_at.localeCompare(b.last_pass_at) || a.nas_id.localeCompare(b.nas_id),
+  );
+}
+
+/** Ends the pass on routers it still holds whose outcome equals what they held: one statement. */
+export async function finishUnchanged(db: Db, nasIds: readonly string[], token: string, at: string) {
+  for (const ids of chunks(nasIds))
+    await db
+      .updateTable('bandwidth_programmes')
+      .set({ checked_at: at, last_pass_at: at, pass_token: null, pass_until: null })
+      .where('nas_id', 'in', ids)
+      .where('pass_token', '=', token)
+      .execute();
+}
+
+/** The throttled users of these routers (a pass), tenant-blind as the claim is. */
+export async function throttlesOf(db: Db, nasIds: readonly string[]) {
+  const out: BandwidthThrottlesTable[] = [];
+  for (const ids of chunks(nasIds))
+    out.push(
+      ...(await db
+        .selectFrom('bandwidth_throttles')
+        .selectAll()
+        .where('nas_id', 'in', ids)
+        .orderBy('nas_id')
+        .orderBy('username')
+        .execute()),
+    );
+  return out;
 }
 
 /** Writes a pass's outcome on a router it still holds; false when the lease was lost. */

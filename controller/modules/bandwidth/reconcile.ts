@@ -2,7 +2,9 @@
 // are claimed under a lease (two passes, on one instance or two, never work on one router at
 // once), their desired state decided, and one `bandwidth.apply` sent through each agent: it reads
 // the marked objects and writes only the difference. A router whose agent is away is left as it
-// is and counted unreachable; nothing is queued for it.
+// is and counted unreachable; nothing is queued for it. What a pass reads is read for all its
+// routers at once (pass-context.ts); a router whose params and digest did not change gets one read
+// command (`bandwidth.digest`), and routers whose outcome equals what they held end in one statement.
 import { createHash } from 'node:crypto';
 import { iso } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
@@ -10,9 +12,10 @@ import type { CommandParams } from '../../../protocol/index.js';
 import { routerDay } from '../usage/index.js';
 import { BandwidthAlerts } from './alerts.js';
 import { classById } from './classes.js';
-import type { BandwidthDeps } from './deps.js';
+import type { BandwidthDeps, ImposedCaps } from './deps.js';
 import { desiredState, type Desired } from './desired-state.js';
 import type { Journal } from './journal.js';
+import { passContext, type RouterContext } from './pass-context.js';
 import type { Preferences } from './preferences.js';
 import { programmeOf } from './programme-view.js';
 import * as q from './queries.js';
@@ -47,6 +50,13 @@ export const userKey = (username: string) => createHash('sha256').update(usernam
 
 const OFF_PARAMS: CommandParams<'bandwidth.apply'> = { cap: null, classes: [], users: [] };
 
+const paramsDigest = (params: CommandParams<'bandwidth.apply'>) =>
+  createHash('sha256').update(JSON.stringify(params)).digest('hex').slice(0, 32);
+
+type Outcome =
+  | { kind: 'reached'; state: 'ON' | 'OFF'; wrote: boolean; digest: string | null }
+  | { kind: 'away'; code: string };
+
 export class Reconciler {
   readonly #alerts: BandwidthAlerts;
   readonly #targeting: Targeting;
@@ -60,19 +70,27 @@ export class Reconciler {
     this.#targeting = new Targeting(deps);
   }
 
+  #imposed: ImposedCaps | null = null;
+
+  /** The source of imposed caps (a later module hands it over); none until then. */
+  useImposedCaps(source: ImposedCaps | null): void {
+    this.#imposed = source;
+  }
+
   async pass(limit: number, now: Date): Promise<PassCounters> {
     const token = newId();
     const until = iso(new Date(now.getTime() + this.deps.options.passLeaseMs));
     const rows = await q.claimForPass(this.deps.db, token, iso(now), until, limit);
-    const links = await this.deps.links.linksOf(rows.map((r) => r.allocation_id));
-    const connected = new Set([...links].filter(([, l]) => l.link_state === 'CONNECTED').map(([id]) => id));
+    const context = await passContext(this.deps, this.#imposed, rows, now);
     const counters = zero();
+    const unchanged: string[] = [];
     let next = 0;
     const worker = async () => {
       while (next < rows.length) {
         const row = rows[next++]!;
         try {
-          await this.#one(row, token, now, counters, connected.has(row.allocation_id));
+          if (await this.#one(row, token, now, counters, context.get(row.nas_id)!))
+            unchanged.push(row.nas_id);
         } catch (err) {
           this.deps.logger.error(
             { nasId: row.nas_id, err: (err as Error).message },
@@ -85,6 +103,7 @@ export class Reconciler {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.deps.options.concurrency, rows.length) }, worker));
+    await q.finishUnchanged(this.deps.db, unchanged, token, iso(now));
     return counters;
   }
 
@@ -103,46 +122,49 @@ export class Reconciler {
     );
     if (!claimed) return false;
     const counters = zero();
-    const link = (await this.deps.links.linksOf([claimed.allocation_id])).get(claimed.allocation_id);
-    await this.#one(claimed, token, now, counters, link?.link_state === 'CONNECTED');
+    const context = (await passContext(this.deps, this.#imposed, [claimed], now)).get(nasId)!;
+    if (await this.#one(claimed, token, now, counters, context))
+      await q.finishUnchanged(this.deps.db, [nasId], token, iso(now));
     const after = await q.findProgramme(this.deps.db, clientId, nasId);
     return after?.cleanup_pending === 0;
   }
 
+  /**
+   * One router of a pass; true when its outcome equals what its row holds (the caller ends those
+   * together), false when it wrote its own outcome.
+   */
   async #one(
     row: BandwidthProgrammesTable,
     token: string,
     now: Date,
     c: PassCounters,
-    linked: boolean,
-  ): Promise<void> {
+    ctx: RouterContext,
+  ): Promise<boolean> {
     c.traites++;
     const { deps } = this;
-    const timeZone = await deps.usage.timeZone(row.allocation_id);
-    const local = routerDay(now, timeZone);
-    const nas = await deps.nas.findLive(row.client_id, row.nas_id);
-    const name = nas?.shortname ?? 'le routeur';
+    const local = routerDay(now, ctx.timeZone);
+    const name = ctx.nas?.shortname ?? 'le routeur';
     const programme = programmeOf(row);
     let desired: Desired = { on: false, capMbps: null, motif: null, peak: null };
     let throttles: BandwidthThrottlesTable[] = [];
-    const current = await q.listThrottles(deps.db, row.client_id, row.nas_id);
-    if (programme.enabled && nas) {
-      const usage = await deps.usage.totals(row.client_id, row.allocation_id, now);
+    const current = ctx.throttles;
+    if (programme.enabled && ctx.nas) {
       desired = desiredState({
         programme,
         day: local.day,
         weekday: local.weekday,
         usage: {
-          day: usage.octetsJour,
-          month: usage.octetsMois,
-          twoHours: usage.octetsDeuxHeures,
+          day: ctx.usage.octetsJour,
+          month: ctx.usage.octetsMois,
+          twoHours: ctx.usage.octetsDeuxHeures,
           hoursIntoDay: local.hoursIntoDay,
         },
         peakDay: row.peak_day,
+        imposedCapMbps: ctx.imposedCapMbps,
       });
       const dayStart = new Date(now.getTime() - Math.floor(local.hoursIntoDay * 60) * 60_000);
       dayStart.setUTCSeconds(0, 0);
-      throttles = await this.#targeting.decide(row, programme, local.day, dayStart, current, linked);
+      throttles = await this.#targeting.decide(row, programme, local.day, dayStart, current, ctx.linked);
     }
     if (row.desired_state === (desired.on ? 'ON' : 'OFF')) c.inchanges++;
     const params: CommandParams<'bandwidth.apply'> = desired.on
@@ -158,59 +180,81 @@ export class Reconciler {
           users: usersParam(throttles),
         }
       : { ...OFF_PARAMS, users: usersParam(throttles) };
-
-    const outcome = linked
-      ? await deps.runner.run(
-          { clientId: row.client_id, allocationId: row.allocation_id },
-          'bandwidth.apply',
-          params,
-          deps.options.commandWaitMs,
-        )
-      : null;
+    const digest = paramsDigest(params);
+    const outcome = ctx.linked
+      ? await this.#bring(row, params, digest)
+      : { kind: 'away' as const, code: 'ROUTER_UNREACHABLE' };
     const base = {
       desired_state: desired.on ? ('ON' as const) : ('OFF' as const),
       motif: desired.motif,
       peak_day: desired.peak ? local.day : row.peak_day,
-      checked_at: iso(now),
-      last_pass_at: iso(now),
+      imposed_cap_mbps: programme.enabled ? ctx.imposedCapMbps : null,
     };
-    if (!outcome || outcome.kind !== 'done') {
+    const sameBase =
+      base.desired_state === row.desired_state &&
+      base.motif === row.motif &&
+      base.peak_day === row.peak_day &&
+      base.imposed_cap_mbps === (row.imposed_cap_mbps === null ? null : Number(row.imposed_cap_mbps));
+    if (outcome.kind === 'away') {
       c.injoignables++;
+      if (sameBase && row.in_error === 1 && row.error_code === outcome.code) return true;
       await q.finishPass(deps.db, row.nas_id, token, {
         ...base,
+        checked_at: iso(now),
+        last_pass_at: iso(now),
         in_error: 1,
-        error_code: outcome?.kind === 'refused' ? outcome.fault.code : 'ROUTER_UNREACHABLE',
+        error_code: outcome.code,
       });
       if (row.in_error === 0) {
         await this.journal.record(
           row.client_id,
           row.nas_id,
           'ROUTER_UNREACHABLE',
-          { motif: outcome?.kind === 'refused' ? outcome.fault.code : 'ROUTER_UNREACHABLE' },
+          { motif: outcome.code },
           name,
         );
-        await this.#alerts.send(row.client_id, row.nas_id, 'ROUTER_UNREACHABLE', name, timeZone);
+        await this.#alerts.send(row.client_id, row.nas_id, 'ROUTER_UNREACHABLE', name, ctx.timeZone);
       }
-      return;
+      return false;
     }
-    const out = outcome.output;
-    if (out.added + out.updated + out.removed > 0) c.poses++;
+    if (outcome.wrote) c.poses++;
     else c.conformes++;
     const before = row.observed_state ?? 'OFF';
-    if (out.state !== before) c.bascules++;
-    const kept = await q.finishPass(deps.db, row.nas_id, token, {
-      ...base,
-      observed_state: out.state,
-      in_error: 0,
-      error_code: null,
-      cleanup_pending: programme.enabled ? 0 : 0,
-    });
-    if (!kept) return;
+    if (outcome.state !== before) c.bascules++;
     const released = current.filter((t) => !throttles.some((n) => n.username === t.username));
     const added = throttles.filter((t) => !current.some((o) => o.username === t.username));
+    const checkedDay = row.checked_at ? routerDay(new Date(row.checked_at), ctx.timeZone).day : null;
+    const newCappedDay =
+      outcome.state === 'ON' && (before !== 'ON' || row.in_error === 1 || checkedDay !== local.day);
+    const reached = {
+      ...base,
+      observed_state: outcome.state,
+      in_error: 0,
+      error_code: null,
+      cleanup_pending: 0,
+      params_digest: outcome.digest === null ? null : digest,
+      router_digest: outcome.digest,
+    };
+    if (
+      sameBase &&
+      !newCappedDay &&
+      released.length === 0 &&
+      added.length === 0 &&
+      row.observed_state === reached.observed_state &&
+      row.in_error === 0 &&
+      row.cleanup_pending === 0 &&
+      row.params_digest === reached.params_digest &&
+      row.router_digest === reached.router_digest
+    )
+      return true;
+    const kept = await q.finishPass(deps.db, row.nas_id, token, {
+      ...reached,
+      checked_at: iso(now),
+      last_pass_at: iso(now),
+    });
+    if (!kept) return false;
     c.usagers_liberes += released.length;
     c.usagers_brides += added.length;
-    // Written only when the set changed: a pass over an unchanged router writes just its outcome.
     if (released.length > 0 || added.length > 0)
       await q.replaceThrottles(deps.db, row.client_id, row.nas_id, throttles);
     for (const t of added) {
@@ -227,10 +271,8 @@ export class Reconciler {
         name,
       );
     }
-    const checkedDay = row.checked_at ? routerDay(new Date(row.checked_at), timeZone).day : null;
-    if (out.state === 'ON' && (before !== 'ON' || row.in_error === 1 || checkedDay !== local.day))
-      await q.markCappedDay(deps.db, row.client_id, row.nas_id, local.day);
-    if (out.state === 'ON' && before !== 'ON') {
+    if (newCappedDay) await q.markCappedDay(deps.db, row.client_id, row.nas_id, local.day);
+    if (outcome.state === 'ON' && before !== 'ON') {
       await this.journal.record(
         row.client_id,
         row.nas_id,
@@ -247,12 +289,49 @@ export class Reconciler {
         row.nas_id,
         desired.motif === 'PIC_DE_CONSOMMATION' ? 'PEAK' : 'THROTTLE_ON',
         name,
-        timeZone,
+        ctx.timeZone,
       );
-    } else if (out.state === 'OFF' && before === 'ON') {
+    } else if (outcome.state === 'OFF' && before === 'ON') {
       await this.journal.record(row.client_id, row.nas_id, 'THROTTLE_OFF', {}, name);
-      await this.#alerts.send(row.client_id, row.nas_id, 'THROTTLE_OFF', name, timeZone);
+      await this.#alerts.send(row.client_id, row.nas_id, 'THROTTLE_OFF', name, ctx.timeZone);
     }
+    return false;
+  }
+
+  // Brings the router to `params`. When they are the ones last applied and the router answered a
+  // digest then, a read of its digest comes first: equal means it still holds them, nothing is
+  // sent or written; otherwise (or without a digest) the whole plan goes in `bandwidth.apply`.
+  async #bring(
+    row: BandwidthProgrammesTable,
+    params: CommandParams<'bandwidth.apply'>,
+    digest: string,
+  ): Promise<Outcome> {
+    const { deps } = this;
+    const target = { clientId: row.client_id, allocationId: row.allocation_id };
+    const away = (o: { kind: string; fault?: { code: string } }): Outcome => ({
+      kind: 'away',
+      code: o.kind === 'refused' && o.fault ? o.fault.code : 'ROUTER_UNREACHABLE',
+    });
+    if (row.params_digest === digest && row.router_digest !== null && row.in_error === 0) {
+      const read = await deps.runner.run(target, 'bandwidth.digest', {}, deps.options.commandWaitMs);
+      if (read.kind !== 'done') return away(read);
+      if (read.output.digest === row.router_digest)
+        return {
+          kind: 'reached',
+          state: params.cap !== null ? 'ON' : 'OFF',
+          wrote: false,
+          digest: row.router_digest,
+        };
+    }
+    const applied = await deps.runner.run(target, 'bandwidth.apply', params, deps.options.commandWaitMs);
+    if (applied.kind !== 'done') return away(applied);
+    const out = applied.output;
+    return {
+      kind: 'reached',
+      state: out.state,
+      wrote: out.added + out.updated + out.removed > 0,
+      digest: out.digest ?? null,
+    };
   }
 }
 

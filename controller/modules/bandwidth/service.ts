@@ -5,7 +5,7 @@ import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
 import { routerDay } from '../usage/index.js';
 import { classesView } from './classes.js';
-import type { BandwidthDeps } from './deps.js';
+import type { BandwidthDeps, ImposedCaps } from './deps.js';
 import { FleetAndImpact } from './fleet-impact.js';
 import { Journal } from './journal.js';
 import { Preferences } from './preferences.js';
@@ -89,6 +89,9 @@ export class BandwidthService {
           pass_token: null,
           pass_until: null,
           last_pass_at: '',
+          params_digest: null,
+          router_digest: null,
+          imposed_cap_mbps: null,
         });
       }
       await q.insertRevision(trx, {
@@ -115,12 +118,17 @@ export class BandwidthService {
     const now = this.deps.clock.now();
     const rows = await q.listProgrammes(this.deps.db, clientId);
     const throttles = await q.listThrottles(this.deps.db, clientId);
+    // Zone and usage from one read of each router's row: read apart, a reading stored between the
+    // two showed its bytes under the zone it replaced.
+    const usage = await this.deps.usage.totalsMany(
+      rows.map((r) => ({ clientId, allocationId: r.allocation_id })),
+      now,
+    );
     const programmes = [];
     for (const row of rows) {
-      const timezone = await this.deps.usage.timeZone(row.allocation_id);
-      const usage = await this.deps.usage.totals(clientId, row.allocation_id, now);
+      const { timeZone, totals } = usage.get(row.allocation_id)!;
       const count = throttles.filter((t) => t.nas_id === row.nas_id).length;
-      programmes.push(programmeState(row, timezone, routerDay(now, timezone).day, usage, count));
+      programmes.push(programmeState(row, timeZone, routerDay(now, timeZone).day, totals, count));
     }
     return { programmes, usagers_brides: throttles.map(throttleView) };
   }
@@ -163,6 +171,14 @@ export class BandwidthService {
     query: { limite: number; avant?: string | undefined; nas_id?: string | undefined },
   ) {
     return this.journal.page(clientId, query.limite, query.avant, query.nas_id);
+  }
+
+  /**
+   * Where imposed caps come from: the satellite plan's smoothing, a later module, hands its source
+   * over when it is built (null takes it back). Each pass asks it once for the routers it took.
+   */
+  useImposedCaps(source: ImposedCaps | null): void {
+    this.#reconciler.useImposedCaps(source);
   }
 
   /** One reconciliation pass over at most `limit` routers, oldest first. */

@@ -36,6 +36,14 @@ export interface BandwidthProgrammesTable {
   pass_until: string | null;
   /** Oldest first: the next pass takes the routers that waited longest. */
   last_pass_at: string;
+  /**
+   * Digests of the params last applied and of the router's marked objects as then read: while both
+   * hold, a pass reads the router's digest instead of sending the whole plan.
+   */
+  params_digest: string | null;
+  router_digest: string | null;
+  /** The cap another module imposed at the last pass (Mbps), kept when it cannot answer. */
+  imposed_cap_mbps: number | null;
 }
 
 /** Every version of a programme, as it was recorded. */

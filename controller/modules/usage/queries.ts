@@ -56,3 +56,49 @@ export async function bytesSince(
     .executeTakeFirst();
   return Number(row?.bytes ?? 0);
 }
+
+// The same reads for many routers at once (a reconciliation pass), in chunks the drivers accept.
+const CHUNK = 500;
+const chunks = <T>(xs: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+
+export async function findRouters(db: Db, allocationIds: readonly string[]) {
+  const out: UsageRoutersTable[] = [];
+  for (const ids of chunks(allocationIds))
+    out.push(
+      ...(await db.selectFrom('usage_routers').selectAll().where('allocation_id', 'in', ids).execute()),
+    );
+  return out;
+}
+
+/** Bytes per (router, local day) from `from` on. */
+export async function dayTotalsMany(db: Db, allocationIds: readonly string[], from: string) {
+  const out: { allocation_id: string; client_id: string; local_day: string; bytes: number }[] = [];
+  for (const ids of chunks(allocationIds))
+    out.push(
+      ...(await db
+        .selectFrom('usage_hours')
+        .select(['allocation_id', 'client_id', 'local_day', (eb) => eb.fn.sum<number>('bytes').as('bytes')])
+        .where('allocation_id', 'in', ids)
+        .where('local_day', '>=', from)
+        .groupBy(['allocation_id', 'client_id', 'local_day'])
+        .execute()),
+    );
+  return out;
+}
+
+/** Bytes per router of the hour buckets from `hour` on. */
+export async function bytesSinceMany(db: Db, allocationIds: readonly string[], hour: string) {
+  const out: { allocation_id: string; client_id: string; bytes: number }[] = [];
+  for (const ids of chunks(allocationIds))
+    out.push(
+      ...(await db
+        .selectFrom('usage_hours')
+        .select(['allocation_id', 'client_id', (eb) => eb.fn.sum<number>('bytes').as('bytes')])
+        .where('allocation_id', 'in', ids)
+        .where('hour', '>=', hour)
+        .groupBy(['allocation_id', 'client_id'])
+        .execute()),
+    );
+  return out;
+}

@@ -119,6 +119,64 @@ export class UsageService {
     return q.bytesSince(this.db, clientId, allocationId, hour);
   }
 
+  /**
+   * `timeZone` and `totals` of many routers in three statements (a reconciliation pass): keyed by
+   * allocation id; a router of another client than the one given reads as never measured.
+   */
+  async totalsMany(
+    routers: readonly { clientId: string; allocationId: string }[],
+    now: Date,
+  ): Promise<Map<string, { timeZone: string; totals: UsageTotals }>> {
+    const ids = [...new Set(routers.map((r) => r.allocationId))];
+    const owner = new Map(routers.map((r) => [r.allocationId, r.clientId]));
+    const known = new Map(
+      (await q.findRouters(this.db, ids))
+        .filter((r) => owner.get(r.allocation_id) === r.client_id)
+        .map((r) => [r.allocation_id, r]),
+    );
+    const today = new Map([...known].map(([id, r]) => [id, routerDay(now, r.time_zone).day]));
+    // Every router's month starts on or after the earliest one (zones differ by a day at most).
+    const from = [...today.values()].map((d) => `${d.slice(0, 8)}01`).sort()[0];
+    const since = iso(new Date((Math.floor(now.getTime() / HOUR_MS) - 2) * HOUR_MS));
+    const days = from && ids.length > 0 ? await q.dayTotalsMany(this.db, [...known.keys()], from) : [];
+    const recent = known.size > 0 ? await q.bytesSinceMany(this.db, [...known.keys()], since) : [];
+    const daysOf = new Map<string, typeof days>();
+    for (const d of days) {
+      if (known.get(d.allocation_id)?.client_id !== d.client_id) continue;
+      daysOf.set(d.allocation_id, [...(daysOf.get(d.allocation_id) ?? []), d]);
+    }
+    const recentOf = new Map(
+      recent
+        .filter((r) => known.get(r.allocation_id)?.client_id === r.client_id)
+        .map((r) => [r.allocation_id, r]),
+    );
+    const out = new Map<string, { timeZone: string; totals: UsageTotals }>();
+    for (const id of ids) {
+      const router = known.get(id);
+      if (!router || router.last_at === null) {
+        out.set(id, {
+          timeZone: knownZone(router?.time_zone),
+          totals: { octetsJour: null, octetsDeuxHeures: null, octetsMois: null, dernierReleve: null },
+        });
+        continue;
+      }
+      const day = today.get(id)!;
+      const mine = (daysOf.get(id) ?? []).filter(
+        (d) => d.local_day.slice(0, 7) === day.slice(0, 7) && d.local_day <= day,
+      );
+      out.set(id, {
+        timeZone: knownZone(router.time_zone),
+        totals: {
+          octetsJour: Number(mine.find((d) => d.local_day === day)?.bytes ?? 0),
+          octetsDeuxHeures: Number(recentOf.get(id)?.bytes ?? 0),
+          octetsMois: mine.reduce((sum, d) => sum + Number(d.bytes), 0),
+          dernierReleve: router.last_at,
+        },
+      });
+    }
+    return out;
+  }
+
   /** Takes a stored agent report: telemetry readings (and a zone) feed the store; others are ignored. */
   async fromReport(
     clientId: string,

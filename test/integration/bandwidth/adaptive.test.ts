@@ -43,9 +43,9 @@ forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
   const inbox = async () =>
     (
       (await t.t.request('GET', '/api/v1/notifications?limit=100', { token: t.client.token })).body.data as {
-        data: Record<string, unknown>;
+        data: { type: string; metadata: { type: string; nas_id: string; alerte: string } };
       }[]
-    ).filter((n) => n.data.type === 'BANDWIDTH');
+    ).filter((n) => n.data.metadata?.type === 'BANDWIDTH');
 
   it('caps on the daily quota in the router day, and lifts it the next day', async () => {
     await t.bw('PUT', '/bandwidth/program', {
@@ -69,7 +69,10 @@ forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
       (e: { type: string }) => e.type,
     );
     expect(types).to.deep.equal(['THROTTLE_OFF', 'THROTTLE_ON']);
-    expect((await inbox()).map((n) => n.data.alerte)).to.have.members(['THROTTLE_ON', 'THROTTLE_OFF']);
+    expect((await inbox()).map((n) => n.data.metadata.alerte)).to.have.members([
+      'THROTTLE_ON',
+      'THROTTLE_OFF',
+    ]);
   });
 
   it('caps on a peak with its measure, and holds the push in quiet hours of the router zone', async () => {
@@ -86,7 +89,7 @@ forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
     expect(entry.detail.motif).to.equal('PIC_DE_CONSOMMATION');
     expect(entry.detail.mesures.acceleration_pct).to.be.greaterThan(35);
     const [alert] = await inbox();
-    expect(alert!.data.alerte).to.equal('PEAK');
+    expect(alert!.data.metadata.alerte).to.equal('PEAK');
     // 13:30 local (Lagos) is inside 12–14: the push waits until 14:00 local, 13:00Z.
     const row = await t.t.db.db
       .selectFrom('notifications')

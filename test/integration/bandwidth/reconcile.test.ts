@@ -24,7 +24,7 @@ forEachDatabase('bandwidth reconciliation', (database) => {
   const notifications = async () =>
     (await t.t.request('GET', '/api/v1/notifications?limit=100', { token: t.client.token })).body.data as {
       type: string;
-      data: Record<string, unknown>;
+      data: { type: string; metadata?: { type: string; nas_id: string; alerte: string } };
     }[];
 
   it('caps a router on its scheduled day and counts what the pass did', async () => {
@@ -64,7 +64,14 @@ forEachDatabase('bandwidth reconciliation', (database) => {
     expect(journal[0].texte).to.match(/^Bridage activé sur .* à 10 Mbit\/s \(jour programmé\)\.$/);
     const bandwidth = (await notifications()).filter((n) => n.type === 'BANDWIDTH');
     expect(bandwidth).to.have.length(1);
-    expect(bandwidth[0]!.data).to.include({ type: 'BANDWIDTH', nas_id: a.nasId });
+    const metadata = { type: 'BANDWIDTH', nas_id: a.nasId, alerte: 'THROTTLE_ON' };
+    expect(bandwidth[0]!.data).to.deep.equal({ type: 'BANDWIDTH', metadata });
+    // The push carries the same metadata (FCM data are strings: nested objects as JSON text).
+    await services().scheduler.runNow('NOTIFICATIONS_PUSH');
+    const pushed = t.pushes.sent.filter((p) => p.message.data.type === 'BANDWIDTH');
+    expect(pushed).to.have.length(1);
+    expect(pushed[0]!.recipientId).to.equal(t.client.id);
+    expect(JSON.parse(pushed[0]!.message.data.metadata!)).to.deep.equal(metadata);
   });
 
   it('leaves an unreachable router as it is: journal once, one notification in 6 hours, pushed in quiet hours', async () => {
@@ -84,7 +91,7 @@ forEachDatabase('bandwidth reconciliation', (database) => {
     expect(state).to.include({ en_erreur: true, etat_constate: 'ON' });
     const entries = (await t.bw('GET', `/bandwidth/activity?nas_id=${a.nasId}`)).body.activites;
     expect(entries.filter((e: { type: string }) => e.type === 'ROUTER_UNREACHABLE')).to.have.length(1);
-    const alerts = (await notifications()).filter((n) => n.data.alerte === 'ROUTER_UNREACHABLE');
+    const alerts = (await notifications()).filter((n) => n.data.metadata?.alerte === 'ROUTER_UNREACHABLE');
     expect(alerts).to.have.length(1);
     const row = await t.t.db.db
       .selectFrom('notifications')
@@ -160,7 +167,9 @@ forEachDatabase('bandwidth reconciliation', (database) => {
     });
     expect(entry.detail.adresses).to.have.length(16);
     // No user throttle notifies.
-    expect((await notifications()).filter((n) => n.data.alerte === 'USER_THROTTLED')).to.have.length(0);
+    expect(
+      (await notifications()).filter((n) => n.data.metadata?.alerte === 'USER_THROTTLED'),
+    ).to.have.length(0);
 
     // The next day releases it.
     t.t.clock.advance(86_400_000);

@@ -72,6 +72,7 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'bandwidth.apply': { cap: { limit_kbps: 10_000, essential_share: 0.25 }, classes: [], users: [] },
   'radius.disconnect': { packet: Buffer.alloc(20).toString('base64') },
   'hotspot.active.remove': { user: 'v1', address: '10.5.50.11' },
+  'bandwidth.digest': {},
 };
 
 /** What the client route answers for each command: the reads run, every change is refused. */
@@ -108,6 +109,7 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'bandwidth.apply': 403,
   'radius.disconnect': 403,
   'hotspot.active.remove': 403,
+  'bandwidth.digest': 202,
 };
 
 forEachDatabase('client command route: reads only', (database) => {

@@ -5,7 +5,7 @@ import type { AgentHubOptions } from '../../../controller/hub/agent-hub.js';
 import type { TestDatabase } from '../../support/databases.js';
 import { FakeAgent, LinkRefusedError } from '../../support/fake-agent.js';
 import { pino, type Logger } from 'pino';
-import { createController } from '../../../controller/controller.js';
+import { createController, type ControllerOptions } from '../../../controller/controller.js';
 import { ManualClock } from '../../../controller/core/clock.js';
 import { START_TIME, TestController, testConfig } from '../../support/test-controller.js';
 
@@ -26,6 +26,7 @@ export async function startHub(
   overrides: Partial<Record<keyof Config, unknown>> = {},
   hub: Partial<Omit<AgentHubOptions, 'instanceId'>> = {},
   logger: Logger = pino({ level: 'silent' }),
+  extra: Pick<ControllerOptions, 'pushSender'> = {},
 ): Promise<HubTest> {
   const db = await database.open();
   const clock = new ManualClock(START_TIME);
@@ -35,6 +36,7 @@ export async function startHub(
     clock,
     database: db,
     hub,
+    ...extra,
   });
   const t = new TestController(controller, clock, db);
   const { port } = await t.controller.listen();

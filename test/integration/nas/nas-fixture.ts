@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import type { Config } from '../../../controller/config.js';
+import type { ControllerOptions } from '../../../controller/controller.js';
 import type { AgentHubOptions } from '../../../controller/hub/agent-hub.js';
 import type { TestDatabase } from '../../support/databases.js';
 import {
@@ -144,8 +145,9 @@ export async function startNasTest(
   database: TestDatabase,
   overrides: Partial<Record<keyof Config, unknown>> = {},
   hub: Partial<Omit<AgentHubOptions, 'instanceId'>> = {},
+  extra: Pick<ControllerOptions, 'pushSender'> = {},
 ): Promise<NasTest> {
-  const h = await startHub(database, overrides, hub);
+  const h = await startHub(database, overrides, hub, undefined, extra);
   const admin = await h.t.admin();
   const license = async (clientId: string) => {
     const res = await h.t.request('POST', '/api/v1/admin/licences', {
