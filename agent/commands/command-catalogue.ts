@@ -25,6 +25,8 @@ import { applyScript } from './script-apply.js';
 import { probeTransport } from './remote-access-probe.js';
 import { enableRescue, readRescue } from './remote-access-rescue.js';
 import { applySstp, applyWireguard, removeTransport } from './remote-access-transport.js';
+import { setRouterLogin } from './router-login-set.js';
+import type { RouterLoginStore } from '../state/router-login-store.js';
 import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
@@ -51,8 +53,14 @@ export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> 
  */
 export const DEFAULT_BACKUP_NAME = 'ticketnet';
 
-/** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
-export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
+/**
+ * The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its
+ * result; `loginStore` keeps the router login the controller hands over (absent: refused).
+ */
+export const routerCatalogue = (
+  logger: AgentLogger,
+  extra: { loginStore?: RouterLoginStore } = {},
+): CommandCatalogue => ({
   'router.facts': ({ router, signal }) => readFacts(router, { signal }),
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>
@@ -96,6 +104,8 @@ export const routerCatalogue = (logger: AgentLogger): CommandCatalogue => ({
   'vpn.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
   'vpn.rescue.enable': ({ router, params, signal }) => enableRescue(router, params, { signal }),
   'vpn.rescue.read': ({ router, params, signal }) => readRescue(router, params, { signal }),
+  'router.login.set': ({ router, params, signal }) =>
+    setRouterLogin(router, params, { store: extra.loginStore, signal }),
   // client equipment
   'lan.scan': ({ router, signal }) => scanLan(router, { signal }),
   'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),

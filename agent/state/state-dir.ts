@@ -55,6 +55,11 @@ export class StateDir {
     return join(this.root, 'journal');
   }
 
+  /** The router login the controller handed over (`router.login.set`), mode 0600. */
+  get routerLoginFile(): string {
+    return join(this.root, 'router-login.json');
+  }
+
   /** What `run` last knew about its link, for `status` (another process). */
   get linkStatusFile(): string {
     return join(this.root, 'link-status.json');

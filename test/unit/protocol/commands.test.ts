@@ -160,6 +160,7 @@ describe('command catalogue: effects and secret params', () => {
       'hotspot.profiles.restore',
       'hotspot.users.remove',
       'hotspot.users.restore',
+      'router.login.set',
       'router.script.apply',
       'vpn.rescue.enable',
       'vpn.sstp.apply',
@@ -191,6 +192,11 @@ describe('command catalogue: effects and secret params', () => {
     ],
     ['vpn.sstp.apply', { user: 'tn-1', password: 'pw' }, { user: 'tn-1', password: REDACTED }],
     ['vpn.probe', { interface: 'tn-sstp' }, undefined],
+    [
+      'router.login.set',
+      { user: 'ticketnet', password: 'pw', api_port: 8728 },
+      { user: REDACTED, password: REDACTED, api_port: 8728 },
+    ],
   ];
   for (const [name, params, expected] of cases) {
     it(`redacts ${name} ${JSON.stringify(params)}`, () => {
