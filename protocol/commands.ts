@@ -711,7 +711,8 @@ const COMMAND_SPECS = {
     params: z.strictObject({
       user: z.string().regex(/^[^\s=]{1,64}$/),
       password: z.string().max(256),
-      api_port: RA_PORT,
+      /** The router's API port when it is not the one the agent uses now. */
+      api_port: RA_PORT.optional(),
     }),
     output: z.object({ applied: z.literal(true), api_port: RA_PORT }),
     defaultTimeoutSeconds: 30,

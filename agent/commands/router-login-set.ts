@@ -14,7 +14,7 @@ export async function setRouterLogin(
   options: { store: RouterLoginStore | undefined; signal?: AbortSignal },
 ): Promise<CommandOutput<'router.login.set'>> {
   if (!options.store) throw new Error('this agent keeps no state directory: a router login cannot be kept');
-  const login = { user: p.user, password: p.password, port: p.api_port };
+  const login = { user: p.user, password: p.password, port: p.api_port ?? router.port };
   const trial = new RouterConnection({
     host: router.host,
     ...login,
@@ -29,5 +29,5 @@ export async function setRouterLogin(
   }
   await options.store.save(login);
   router.useLogin(login);
-  return { applied: true, api_port: p.api_port };
+  return { applied: true, api_port: login.port };
 }

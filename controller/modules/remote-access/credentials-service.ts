@@ -17,7 +17,8 @@ import type { RemoteAccessSlotsTable } from './tables.js';
 interface RouterCredentials {
   username: string;
   password: string;
-  api_port: number;
+  /** Absent: the port the agent already uses. */
+  api_port?: number;
 }
 
 export interface CredentialsDeps {
@@ -45,7 +46,7 @@ export class CredentialsService {
     const plain: RouterCredentials = {
       username: body.username,
       password: body.password,
-      api_port: body.api_port ?? 8728,
+      ...(body.api_port !== undefined ? { api_port: body.api_port } : {}),
     };
     await q.updateSlot(db, clientId, allocation.id, {
       credentials_sealed: box.seal(JSON.stringify(plain), sealContexts.credentials(clientId, allocation.id)),
@@ -91,24 +92,25 @@ export class CredentialsService {
     const outcome = await runner.run(
       target,
       'router.login.set',
-      { user: c.username, password: c.password, api_port: c.api_port },
+      {
+        user: c.username,
+        password: c.password,
+        ...(c.api_port !== undefined ? { api_port: c.api_port } : {}),
+      },
       this.deps.commandWaitMs,
     );
     if (outcome.kind === 'timeout') return; // still PENDING: the job hands them over again
     const now = iso(clock.now());
-    await q.settleCredentials(
-      db,
-      target.clientId,
-      target.allocationId,
-      version,
+    // A router out of reach says nothing of the credentials: PENDING with the fault, tried again.
+    const settled =
       outcome.kind === 'done'
-        ? { credentials_state: 'APPLIED', credentials_fault: null, credentials_applied_at: now }
+        ? { credentials_state: 'APPLIED' as const, credentials_fault: null, credentials_applied_at: now }
         : {
-            credentials_state: 'REFUSED',
+            credentials_state: outcome.fault.retryable ? ('PENDING' as const) : ('REFUSED' as const),
             credentials_fault: outcome.fault.code,
             credentials_applied_at: null,
-          },
-    );
+          };
+    await q.settleCredentials(db, target.clientId, target.allocationId, version, settled);
   }
 }
 

@@ -41,6 +41,11 @@ forEachDatabase('remote access: management probe', (database) => {
         case 'vpn.rescue.enable':
           return { status: 'DONE', output: { state: 'ENABLING' } };
         case 'router.login.set':
+          if (p.password === 'router-away-pw')
+            return {
+              status: 'FAILED',
+              fault: { code: 'ROUTER_UNREACHABLE', message: 'no API session', retryable: true },
+            };
           return p.password === 'wrong-password'
             ? {
                 status: 'FAILED',
@@ -316,6 +321,17 @@ forEachDatabase('remote access: management probe', (database) => {
       applied_at: null,
     });
 
+    // The router out of reach says nothing of the credentials: still PENDING, the fault named.
+    const away1 = await deposit({
+      allocation_id: allocationId,
+      username: 'tn-api',
+      password: 'router-away-pw',
+    });
+    expect(away1.body.data, JSON.stringify(away1.body)).to.include({
+      state: 'PENDING',
+      fault_code: 'ROUTER_UNREACHABLE',
+    });
+
     // A slot whose agent never enrolled: kept PENDING, no command queued for it, even by the job.
     const away = (await h.resolve({ routeros_version: '7.11', router_serial: 'PRB7AWAY' })).body.data;
     const pending = await deposit({
@@ -344,7 +360,7 @@ forEachDatabase('remote access: management probe', (database) => {
     expect((await status(allocationId, h.other.token)).status).to.equal(404);
     const invalid = await deposit({ allocation_id: allocationId, username: '', password: 'x' });
     expect(invalid.status).to.equal(400);
-    expect((await status(allocationId)).body.data.state).to.equal('REFUSED');
+    expect((await status(allocationId)).body.data.state).to.equal('PENDING');
   });
 
   it('rescue relay routes: bad input refused, other tenants not found, state on the slot only', async () => {
@@ -371,7 +387,7 @@ forEachDatabase('remote access: management probe', (database) => {
   });
 
   it('leaves no secret in clear in the database or the logs', async () => {
-    const secrets: string[] = ['R0uter-Secret-Pw', 'Away-Secret-Pw', 'wrong-password'];
+    const secrets: string[] = ['R0uter-Secret-Pw', 'Away-Secret-Pw', 'wrong-password', 'router-away-pw'];
     for (const c of commands) {
       const p = c.params as Record<string, unknown>;
       for (const k of ['private_key', 'preshared_key', 'password'])
