@@ -1,5 +1,6 @@
 import { defineModule } from '../define-module.js';
 import { LinuxVpnHost } from './linux-vpn-host.js';
+import { parseLegacyHosts } from './legacy-transports.js';
 import * as m0030 from './migrations/0030-remote-access.js';
 import * as m0031 from './migrations/0031-remote-access-credentials.js';
 import { CredentialsService } from './credentials-service.js';
@@ -33,7 +34,16 @@ export const remoteAccessModule = defineModule({
           })
         : new UnconfiguredVpnHost());
     const allocations = use('allocations');
-    const remoteAccess = new RemoteAccessService({ db, clock, logger, allocations, vpnHost, box });
+    const remoteAccess = new RemoteAccessService({
+      db,
+      clock,
+      logger,
+      allocations,
+      vpnHost,
+      box,
+      migration: use('migration'),
+      legacyHosts: parseLegacyHosts(config.vpnLegacyWireguardHosts),
+    });
     const probeOptions = { ...DEFAULT_PROBE_OPTIONS, ...options.remoteAccess?.probe };
     const rescue = new RescueService({
       db,

@@ -5,6 +5,8 @@ import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationsService, AllocationView, Enrolment } from '../allocations/index.js';
+import type { MigrationService } from '../migration/index.js';
+import { legacyTransports, type LegacyHost } from './legacy-transports.js';
 import { bundleView, type Bundle } from './bundle-view.js';
 import { provisionChannel } from './channel-provisioning.js';
 import * as q from './queries.js';
@@ -22,6 +24,9 @@ export interface RemoteAccessDeps {
   allocations: AllocationsService;
   vpnHost: VpnHost;
   box: SecretBox;
+  /** Whether the client's migration runs (the legacy hosts are listed only then). */
+  migration: Pick<MigrationService, 'inProgressFor'>;
+  legacyHosts: readonly LegacyHost[];
 }
 
 export class RemoteAccessService {
@@ -87,12 +92,23 @@ export class RemoteAccessService {
     known?: { slot: RemoteAccessSlotsTable; channels: RemoteAccessChannelsTable[] },
   ): Promise<Bundle> {
     const { db } = this.deps;
-    const [slot, channels, profiles] = await Promise.all([
+    const { legacyHosts, migration } = this.deps;
+    const [slot, channels, profiles, migrating] = await Promise.all([
       known?.slot ?? q.findSlot(db, clientId, allocation.id),
       known?.channels ?? q.listChannels(db, clientId, allocation.id),
       q.listProfiles(db, clientId, allocation.id),
+      legacyHosts.length > 0 ? migration.inProgressFor(clientId) : false,
     ]);
-    return bundleView({ allocation, enrolment, slot: slot!, channels, profiles, endpoints });
+    const rescueTransports = legacyTransports(legacyHosts, migrating);
+    return bundleView({
+      allocation,
+      enrolment,
+      slot: slot!,
+      channels,
+      profiles,
+      endpoints,
+      rescueTransports,
+    });
   }
 
   async #slotOf(
