@@ -210,8 +210,7 @@ export class ShopCatalogue {
         // Two restocks of one entry at once (a push during the job) must not both fill it: the
         // entry's row is locked (row locks; SQLite's single writer otherwise) and the stock counted again.
         if (!(await q.lockEntry(trx, clientId, offer.name, this.deps.rowLocks))) return 0;
-        const missing =
-          STOCK_TARGET - ((await this.unsold(clientId, trx, offer.name)).get(offer.name) ?? 0);
+        const missing = STOCK_TARGET - ((await this.unsold(clientId, trx, offer.name)).get(offer.name) ?? 0);
         if (missing <= 0) return 0;
         const tickets = await this.deps.tickets.createTickets(
           clientId,

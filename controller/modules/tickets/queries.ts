@@ -214,7 +214,11 @@ export const ticketsByCodes = (db: Db, clientId: string, codes: readonly string[
     .execute();
 
 /** Of some codes, those still ACTIVE and never used: a ticket that can still be handed to a buyer. */
-export const sellableCodes = async (db: Db, clientId: string, codes: readonly string[]): Promise<Set<string>> =>
+export const sellableCodes = async (
+  db: Db,
+  clientId: string,
+  codes: readonly string[],
+): Promise<Set<string>> =>
   codes.length === 0
     ? new Set()
     : new Set(
