@@ -1,4 +1,5 @@
-// Where the agent keeps its keys, outbox and journal. Nothing else of the agent is persistent.
+// Where the agent keeps its keys, outbox, journal and the router login handed over by the controller.
+// Nothing else of the agent is persistent.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
