@@ -131,6 +131,14 @@ export const configSchema = z.object({
   vpnSstpPort: z.coerce.number().int().min(1).max(65535).default(443),
   /** accel-ppp's chap-secrets file, where SSTP accounts are written. */
   vpnChapSecrets: z.string().min(1).default('/etc/accel-ppp/chap-secrets'),
+  /** Up to two legacy WireGuard hosts, `host:port/publickey`, listed while a client's migration runs. */
+  vpnLegacyWireguardHosts: z
+    .string()
+    .regex(
+      /^\s*[A-Za-z0-9.-]{1,255}:\d{1,5}\/[A-Za-z0-9+/]{43}=\s*(,\s*[A-Za-z0-9.-]{1,255}:\d{1,5}\/[A-Za-z0-9+/]{43}=\s*)?$/,
+      'expected host:port/base64-public-key, at most two separated by a comma',
+    )
+    .optional(),
   /**
    * Base64 32-byte key sealing every secret at rest (controller/core/secret-box.ts); unset: one
    * made in the data directory. Instances sharing one database must share it, as the JWT secret.
@@ -230,6 +238,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   vpnWireguardInterface: 'TICKETNET_VPN_WIREGUARD_INTERFACE',
   vpnSstpPort: 'TICKETNET_VPN_SSTP_PORT',
   vpnChapSecrets: 'TICKETNET_VPN_CHAP_SECRETS',
+  vpnLegacyWireguardHosts: 'TICKETNET_VPN_LEGACY_WG_HOSTS',
   equipmentQuotaEnforced: 'TICKETNET_EQUIPMENT_QUOTA_ENFORCED',
   equipmentPorts: 'TICKETNET_EQUIPMENT_PORTS',
   equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',

@@ -714,6 +714,24 @@ const COMMAND_SPECS = {
     defaultTimeoutSeconds: 30,
     effect: 'read',
   }),
+  /**
+   * Replaces the login the agent uses for this router's API (the credentials the app deposited):
+   * the agent first logs in with them on their own connection, then keeps them in its state
+   * directory (owner-only) and uses them for every later call. Refused (the old login kept) when
+   * the router does not accept them. Both the name and the password are secret.
+   */
+  'router.login.set': () => ({
+    params: z.strictObject({
+      user: z.string().regex(/^[^\s=]{1,64}$/),
+      password: z.string().max(256),
+      /** The router's API port when it is not the one the agent uses now. */
+      api_port: RA_PORT().optional(),
+    }),
+    output: z.object({ applied: z.literal(true), api_port: RA_PORT() }),
+    defaultTimeoutSeconds: 30,
+    effect: 'change',
+    secretParams: ['user', 'password'],
+  }),
   // ---- Client equipment (controller/modules/equipment) -------------------------------------------
   /**
    * The LAN as the router sees it, raw: ARP entries, DHCP leases, its own addresses, the interfaces

@@ -25,6 +25,8 @@ import { applyScript } from './script-apply.js';
 import { probeTransport } from './remote-access-probe.js';
 import { enableRescue, readRescue } from './remote-access-rescue.js';
 import { applySstp, applyWireguard, removeTransport } from './remote-access-transport.js';
+import { setRouterLogin } from './router-login-set.js';
+import type { RouterLoginStore } from '../state/router-login-store.js';
 import { pinEquipment, unpinEquipment } from './equipment-pin.js';
 import { readEquipmentStatus } from './equipment-status.js';
 import { scanLan } from './lan-scan.js';
@@ -56,9 +58,13 @@ export type CommandCatalogue = { readonly [N in CommandName]: CommandHandler<N> 
  */
 export const DEFAULT_BACKUP_NAME = 'ticketnet';
 
-/** What some handlers need besides the router: the relay's path to `/radius incoming`, once started. */
+/**
+ * What some handlers need besides the router: the relay's path to `/radius incoming`, once started,
+ * and the store of the router login the controller hands over (absent: such a command is refused).
+ */
 export interface CatalogueDeps {
   coa?: () => CoaForwarder | undefined;
+  loginStore?: RouterLoginStore;
 }
 
 /** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
@@ -106,6 +112,8 @@ export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): 
   'vpn.transport.remove': ({ router, params, signal }) => removeTransport(router, params, { signal }),
   'vpn.rescue.enable': ({ router, params, signal }) => enableRescue(router, params, { signal }),
   'vpn.rescue.read': ({ router, params, signal }) => readRescue(router, params, { signal }),
+  'router.login.set': ({ router, params, signal }) =>
+    setRouterLogin(router, params, { store: deps.loginStore, signal }),
   // client equipment
   'lan.scan': ({ router, signal }) => scanLan(router, { signal }),
   'equipment.pin': ({ router, params, signal }) => pinEquipment(router, params, { signal }),

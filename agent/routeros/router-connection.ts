@@ -53,6 +53,9 @@ const REMOVE_BATCH = 100;
 
 export const DEFAULT_API_PORT = 8728;
 
+/** How long a session opened under a replaced login stays open for the calls it carries. */
+const RETIRED_SESSION_GRACE_MS = 30_000;
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
   if (!Number.isFinite(v) || v <= 0)
@@ -110,9 +113,9 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 
 export class RouterConnection {
   readonly host: string;
-  readonly port: number;
-  private readonly user: string;
-  private readonly password: string;
+  #port: number;
+  private user: string;
+  private password: string;
   private readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
   private readonly keepaliveMs: number;
@@ -123,16 +126,42 @@ export class RouterConnection {
   private openingApi: ApiSocket | undefined;
   /** Bumped by close(): a connection that completes afterwards is discarded. */
   private generation = 0;
+  /** Sessions opened under a replaced login: left to finish their calls, closed by close(). */
+  private readonly retired = new Set<ApiSocket>();
 
   constructor(options: RouterConnectionOptions) {
     this.host = options.host;
-    this.port = options.port ?? DEFAULT_API_PORT;
+    this.#port = options.port ?? DEFAULT_API_PORT;
     this.user = options.user;
     this.password = options.password;
     this.timeoutMs = positive(options.timeoutMs, 15_000, 'timeoutMs');
     this.connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
     this.keepaliveMs = positive(options.keepaliveMs, 30_000, 'keepaliveMs');
     this.logger = options.logger ?? SILENT_LOGGER;
+  }
+
+  /** RouterOS API port in use. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /**
+   * Uses another login (and API port) from the next call on. The session open under the old one
+   * is not cut: calls in flight finish on it, and it is closed a little later (or by close()).
+   */
+  useLogin(login: { user: string; password: string; port: number }): void {
+    this.user = login.user;
+    this.password = login.password;
+    this.#port = login.port;
+    this.generation++;
+    const old = this.api;
+    this.api = undefined;
+    if (old === undefined) return;
+    this.retired.add(old);
+    setTimeout(() => {
+      this.retired.delete(old);
+      void old.close();
+    }, RETIRED_SESSION_GRACE_MS).unref();
   }
 
   /** host:port, for messages. */
@@ -174,7 +203,9 @@ export class RouterConnection {
     this.openingApi?.destroy(
       new RouterError('ROUTER_UNREACHABLE', `router ${this.endpoint}: connection closed by the agent`),
     );
-    await api?.close();
+    const retired = [...this.retired];
+    this.retired.clear();
+    await Promise.all([api?.close(), ...retired.map((old) => old.close())]);
   }
 
   /** Runs a full command (e.g. "/system/reboot") and returns its `!re` records. */

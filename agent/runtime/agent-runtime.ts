@@ -21,6 +21,7 @@ import { readFacts } from '../routeros/router-tasks.js';
 import { CommandJournal } from '../state/command-journal.js';
 import { IdentityStore } from '../state/identity-store.js';
 import { Outbox } from '../state/outbox.js';
+import { RouterLoginStore } from '../state/router-login-store.js';
 import { StateDir } from '../state/state-dir.js';
 import { QoeCollector, type QoeCollectorOptions } from '../telemetry/qoe-collector.js';
 import { ReportScheduler } from '../telemetry/report-scheduler.js';
@@ -83,7 +84,16 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     ...(options.outboxMaxEntries !== undefined ? { maxEntries: options.outboxMaxEntries } : {}),
   });
   const journal = new CommandJournal(dir.journalDir, logger);
-  const router = new RouterConnection({ ...options.router, logger });
+  // A login the controller handed over earlier replaces the one given by flags or environment.
+  const loginStore = new RouterLoginStore(dir.routerLoginFile);
+  const storedLogin = await loginStore.load();
+  const router = new RouterConnection({
+    ...options.router,
+    ...(storedLogin
+      ? { user: storedLogin.user, password: storedLogin.password, port: storedLogin.port }
+      : {}),
+    logger,
+  });
 
   // The link and the executor need each other. The link is built first; its onCommand closure
   // reaches the executor, which exists before link.start() lets any command in.
@@ -124,7 +134,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   const executor = new CommandExecutor({
     journal,
     router,
-    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => relayForCommands?.coa }),
+    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => relayForCommands?.coa, loginStore }),
     transport,
     logger,
     ftpPort: options.router.ftpPort,

@@ -1,4 +1,5 @@
-// Where the agent keeps its keys, outbox and journal. Nothing else of the agent is persistent.
+// Where the agent keeps its keys, outbox, journal and the router login handed over by the controller.
+// Nothing else of the agent is persistent.
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -53,6 +54,11 @@ export class StateDir {
   /** One file per command id received. */
   get journalDir(): string {
     return join(this.root, 'journal');
+  }
+
+  /** The router login the controller handed over (`router.login.set`), mode 0600. */
+  get routerLoginFile(): string {
+    return join(this.root, 'router-login.json');
   }
 
   /** What `run` last knew about its link, for `status` (another process). */

@@ -368,11 +368,13 @@ function faultColumns(fault: { code: string; message: string; retryable: boolean
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value));
 
 function view(row: AgentCommandsTable): CommandView {
+  const params = JSON.parse(row.params) as Record<string, unknown>;
   return {
     id: row.id,
     allocation_id: row.allocation_id,
     name: row.name,
-    params: JSON.parse(row.params) as Record<string, unknown>,
+    // An open command still holds its secret params; no answer ever shows them.
+    params: redactParams(row.name, params) ?? params,
     state: row.state,
     deadline: row.deadline,
     created_at: row.created_at,

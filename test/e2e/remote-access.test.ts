@@ -106,6 +106,39 @@ forEachDatabase('remote access end to end', (database) => {
       .body.data;
     expect(sstp.active_transport_reason).to.equal('APP_REQUESTED');
     const cand = sstp.transport_channels.find((c: { protocol: string }) => c.protocol === 'SSTP');
+    // Prohibitions on the real path: asking WireGuard while SSTP is what answers, and offering the
+    // blocked WireGuard as the candidate, retire nothing; both interfaces stay on the router.
+    const otherProtocol = await h.probe({
+      operation_id: opId(5),
+      allocation_id: bundle.allocation_id,
+      candidate_channel_id: cand.channel_id,
+      previous_channel_id: wg.channel_id,
+      requested_transport: 'WIREGUARD',
+    });
+    expect(otherProtocol.body.data, JSON.stringify(otherProtocol.body)).to.include({
+      data_plane_confirmed: true,
+      observed_transport: 'SSTP',
+      retire_previous_allowed: false,
+      retire_refusal: 'OTHER_TRANSPORT_OBSERVED',
+      previous_retired: false,
+    });
+    const backwards = await h.probe({
+      operation_id: opId(6),
+      allocation_id: bundle.allocation_id,
+      candidate_channel_id: wg.channel_id,
+      previous_channel_id: cand.channel_id,
+      requested_transport: 'WIREGUARD',
+    });
+    // Its handshake is younger than WireGuard's 180 s session, but no ping passes any more.
+    expect(backwards.body.data, JSON.stringify(backwards.body)).to.include({
+      reachable: false,
+      state: 'PENDING',
+      retire_refusal: 'NOT_REACHABLE',
+      retire_previous_allowed: false,
+      previous_retired: false,
+    });
+    expect(sim.state.table('/interface/wireguard').findBy('name', 'tn-wireguard')).to.not.equal(undefined);
+    expect(sim.state.table('/interface/sstp-client').findBy('name', 'tn-sstp')).to.not.equal(undefined);
     const probe = await h.probe({
       operation_id: opId(2),
       allocation_id: bundle.allocation_id,

@@ -6,6 +6,16 @@ export const findMigration = (db: Db, allocationId: string) =>
   db.selectFrom('radius_migrations').selectAll().where('allocation_id', '=', allocationId).executeTakeFirst();
 
 /** Creates the router's row on its first run (a concurrent first run finds it made). */
+/** Whether a router of the client is mid-migration (running, or armed and awaiting its first authentication). */
+export const anyInProgress = async (db: Db, clientId: string): Promise<boolean> =>
+  (await db
+    .selectFrom('radius_migrations')
+    .select('allocation_id')
+    .where('client_id', '=', clientId)
+    .where('statut', 'in', ['EN_COURS', 'ARMEMENT'])
+    .limit(1)
+    .executeTakeFirst()) !== undefined;
+
 export const insertMigrationIfNew = (db: Db, row: RadiusMigrationsTable) =>
   db
     .insertInto('radius_migrations')

@@ -71,6 +71,11 @@ export class MigrationService {
     }
   }
 
+  /** Whether the client's migration is under way: a router of it running or armed (not yet ended). */
+  inProgressFor(clientId: string): Promise<boolean> {
+    return q.anyInProgress(this.deps.db, clientId);
+  }
+
   async state(allocationId: string): Promise<MigrationState> {
     await this.deps.allocations.getWithOwner(allocationId);
     const row = await q.findMigration(this.deps.db, allocationId);

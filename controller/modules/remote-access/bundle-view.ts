@@ -2,6 +2,7 @@
 // (`protocols`, one entry per key profile, never a channel id), what serves (`active_transport`),
 // the channels a probe may name, and the rescue relay on the slot, never as a channel.
 import type { AllocationView, Enrolment } from '../allocations/index.js';
+import type { LegacyTransport } from './legacy-transports.js';
 import type { VpnEndpoints } from './vpn-host.js';
 import type {
   RemoteAccessChannelsTable,
@@ -43,6 +44,8 @@ export function bundleView(input: {
   channels: RemoteAccessChannelsTable[];
   profiles: RemoteAccessProfilesTable[];
   endpoints: VpnEndpoints;
+  /** The legacy hosts while the client's migration runs (legacy-transports.ts), else []. */
+  rescueTransports: LegacyTransport[];
 }) {
   const { allocation, slot, endpoints } = input;
   const live = input.channels.filter((c) => c.state !== 'REVOKED');
@@ -84,9 +87,8 @@ export function bundleView(input: {
     redirection: active ? { host: endpoints.host, target_address: active.tunnel_address } : null,
     warnings,
     transport_channels: live.map(channelView),
-    // Legacy WireGuard hosts are a bridge of the app's former back end; this service never had
-    // one, so there is nothing to list, and nothing is injected in their place.
-    rescue_transports: [] as unknown[],
+    // Legacy entries only: never one of this service's channels, never a RESCUE channel.
+    rescue_transports: input.rescueTransports,
     rescue_relay: slot.rescue_state ? { state: slot.rescue_state, updated_at: slot.rescue_updated_at } : null,
     router: { routeros_version: slot.routeros_version, serial: allocation.router.serial },
     enrolment: input.enrolment,

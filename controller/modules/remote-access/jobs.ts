@@ -1,5 +1,6 @@
 // The remote-access module's scheduled jobs.
 import type { JobDefinition } from '../../jobs/scheduler.js';
+import type { CredentialsService } from './credentials-service.js';
 import type { RescueService } from './rescue-service.js';
 
 export const RESCUE_READ_JOB = 'REMOTE_ACCESS_RESCUE_READ';
@@ -10,5 +11,16 @@ export function rescueReadJob(deps: { rescue: RescueService }): JobDefinition {
     name: RESCUE_READ_JOB,
     cadence: { everyMs: 30_000 },
     run: (now) => deps.rescue.readDue(now),
+  };
+}
+
+export const CREDENTIALS_HANDOVER_JOB = 'REMOTE_ACCESS_CREDENTIALS';
+
+/** Every minute: router credentials not yet taken go to the agents connected now. */
+export function credentialsHandoverJob(deps: { credentials: CredentialsService }): JobDefinition {
+  return {
+    name: CREDENTIALS_HANDOVER_JOB,
+    cadence: { everyMs: 60_000 },
+    run: () => deps.credentials.handOverDue(),
   };
 }

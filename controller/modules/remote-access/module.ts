@@ -1,7 +1,10 @@
 import { defineModule } from '../define-module.js';
 import { LinuxVpnHost } from './linux-vpn-host.js';
+import { parseLegacyHosts } from './legacy-transports.js';
 import * as m0030 from './migrations/0030-remote-access.js';
-import { rescueReadJob } from './jobs.js';
+import * as m0031 from './migrations/0031-remote-access-credentials.js';
+import { CredentialsService } from './credentials-service.js';
+import { credentialsHandoverJob, rescueReadJob } from './jobs.js';
 import { DEFAULT_PROBE_OPTIONS, ProbeService } from './probe-service.js';
 import { RescueService } from './rescue-service.js';
 import { remoteAccessRoutes } from './routes.js';
@@ -16,7 +19,7 @@ export const remoteAccessModule = defineModule({
     'remote_access_channels',
     'remote_access_attempts',
   ],
-  migrations: { '0030-remote-access': m0030 },
+  migrations: { '0030-remote-access': m0030, '0031-remote-access-credentials': m0031 },
   provides: ['remoteAccess'],
   build: ({ db, clock, logger, config, options, secrets: box, use }) => {
     const vpnHost: VpnHost =
@@ -31,9 +34,27 @@ export const remoteAccessModule = defineModule({
           })
         : new UnconfiguredVpnHost());
     const allocations = use('allocations');
-    const remoteAccess = new RemoteAccessService({ db, clock, logger, allocations, vpnHost, box });
+    const remoteAccess = new RemoteAccessService({
+      db,
+      clock,
+      logger,
+      allocations,
+      vpnHost,
+      box,
+      migration: use('migration'),
+      legacyHosts: parseLegacyHosts(config.vpnLegacyWireguardHosts),
+    });
     const probeOptions = { ...DEFAULT_PROBE_OPTIONS, ...options.remoteAccess?.probe };
     const rescue = new RescueService({
+      db,
+      clock,
+      logger,
+      allocations,
+      runner: use('runner'),
+      box,
+      commandWaitMs: probeOptions.commandWaitMs,
+    });
+    const credentials = new CredentialsService({
       db,
       clock,
       logger,
@@ -54,8 +75,8 @@ export const remoteAccessModule = defineModule({
     });
     return {
       services: { remoteAccess },
-      routes: (api) => remoteAccessRoutes(api, { remoteAccess, probes, rescue }),
-      jobs: [rescueReadJob({ rescue })],
+      routes: (api) => remoteAccessRoutes(api, { remoteAccess, probes, rescue, credentials }),
+      jobs: [rescueReadJob({ rescue }), credentialsHandoverJob({ credentials })],
     };
   },
 });

@@ -173,3 +173,30 @@ export const listRescuesDue = (db: Db, before: string) =>
     .orderBy('rescue_updated_at')
     .limit(500)
     .execute();
+
+/** Slots (all tenants) whose deposited router credentials the agent has not taken yet. */
+export const listCredentialsPending = (db: Db) =>
+  db
+    .selectFrom('remote_access_slots')
+    .select(['client_id', 'allocation_id'])
+    .where('credentials_state', '=', 'PENDING')
+    .orderBy('credentials_updated_at')
+    .limit(500)
+    .execute();
+
+/** Records the agent's answer for the credentials deposited at `version` only (a newer deposit wins). */
+export const settleCredentials = (
+  db: Db,
+  clientId: string,
+  allocationId: string,
+  version: string,
+  set: Pick<RemoteAccessSlotsTable, 'credentials_state' | 'credentials_fault' | 'credentials_applied_at'>,
+) =>
+  db
+    .updateTable('remote_access_slots')
+    .set(set)
+    .where('client_id', '=', clientId)
+    .where('allocation_id', '=', allocationId)
+    .where('credentials_updated_at', '=', version)
+    .where('credentials_state', '=', 'PENDING')
+    .execute();

@@ -11,6 +11,7 @@ import type { AgentCommandRunner } from '../../hub/index.js';
 import type { AllocationsService } from '../allocations/index.js';
 import * as q from './queries.js';
 import type { SecretBox } from '../../core/secret-box.js';
+import { emptySlot } from './empty-slot.js';
 import { sealContexts } from './seal-contexts.js';
 
 /** The relay's profile is read no earlier than this after enabling (at 6 s it is still incomplete). */
@@ -44,20 +45,10 @@ export class RescueService {
     );
     const now = iso(clock.now());
     const state: RescueState = out.state === 'UNAVAILABLE_ON_MODEL' ? 'UNAVAILABLE_ON_MODEL' : 'ENABLING';
-    await q.upsertSlot(db, {
-      allocation_id: allocation.id,
-      client_id: clientId,
-      routeros_version: allocation.router.routeros_version ?? 'unknown',
-      active_channel_id: null,
-      active_reason: null,
-      credentials_sealed: null,
-      credentials_updated_at: null,
-      rescue_state: null,
-      rescue_profile_sealed: null,
-      rescue_updated_at: null,
-      created_at: now,
-      updated_at: now,
-    });
+    await q.upsertSlot(
+      db,
+      emptySlot(clientId, allocation.id, allocation.router.routeros_version ?? 'unknown', now),
+    );
     await q.updateSlot(db, clientId, allocationId, {
       rescue_state: state,
       rescue_updated_at: now,

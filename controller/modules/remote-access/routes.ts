@@ -1,4 +1,5 @@
 import type { Api } from '../../http/api.js';
+import type { CredentialsService } from './credentials-service.js';
 import type { ProbeService } from './probe-service.js';
 import type { RescueService } from './rescue-service.js';
 import {
@@ -15,9 +16,14 @@ const BASE = '/api/v1/clients/remote-access';
 
 export function remoteAccessRoutes(
   api: Api,
-  deps: { remoteAccess: RemoteAccessService; probes: ProbeService; rescue: RescueService },
+  deps: {
+    remoteAccess: RemoteAccessService;
+    probes: ProbeService;
+    rescue: RescueService;
+    credentials: CredentialsService;
+  },
 ): void {
-  const { remoteAccess, probes, rescue } = deps;
+  const { remoteAccess, probes, rescue, credentials } = deps;
   api.route(
     {
       method: 'post',
@@ -67,7 +73,7 @@ export function remoteAccessRoutes(
     {
       method: 'post',
       path: `${BASE}/credentials`,
-      summary: "Deposits the router's credentials (stored sealed, never returned)",
+      summary: "Deposits the router's credentials: sealed, handed to the allocation's agent only",
       tags: ['remote-access'],
       auth: ['client'],
       body: credentialsBody,
@@ -75,7 +81,22 @@ export function remoteAccessRoutes(
     },
     async (_ctx, { body, principal }) => ({
       success: true,
-      data: await remoteAccess.depositCredentials(principal!.tenantId, body),
+      data: await credentials.deposit(principal!.tenantId, body),
+    }),
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: `${BASE}/credentials`,
+      summary: 'Where the deposited router credentials stand with the agent (never what they are)',
+      tags: ['remote-access'],
+      auth: ['client'],
+      query: allocationQuery,
+    },
+    async (_ctx, { query, principal }) => ({
+      success: true,
+      data: await credentials.status(principal!.tenantId, query.allocation_id),
     }),
   );
 

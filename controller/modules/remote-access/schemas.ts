@@ -44,7 +44,7 @@ export const credentialsBody = z.object({
   allocation_id: uuid('allocation_id'),
   username: routerText(z.string()).min(1).max(64),
   password: z.string().min(1).max(256),
-  /** RouterOS API port the credentials are for (8728 unless said). */
+  /** RouterOS API port, when it is not the one the agent already uses. */
   api_port: z.int().min(1).max(65535).optional(),
 });
 export type CredentialsBody = z.output<typeof credentialsBody>;

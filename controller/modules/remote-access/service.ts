@@ -5,12 +5,14 @@ import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationsService, AllocationView, Enrolment } from '../allocations/index.js';
+import type { MigrationService } from '../migration/index.js';
+import { legacyTransports, type LegacyHost } from './legacy-transports.js';
 import { bundleView, type Bundle } from './bundle-view.js';
 import { provisionChannel } from './channel-provisioning.js';
 import * as q from './queries.js';
-import type { CredentialsBody, ResolveBody } from './schemas.js';
+import type { ResolveBody } from './schemas.js';
 import type { SecretBox } from '../../core/secret-box.js';
-import { sealContexts } from './seal-contexts.js';
+import { emptySlot } from './empty-slot.js';
 import { chooseTransport, routerOsMajor } from './transport-choice.js';
 import type { RemoteAccessChannelsTable, RemoteAccessSlotsTable } from './tables.js';
 import type { VpnEndpoints, VpnHost } from './vpn-host.js';
@@ -22,6 +24,9 @@ export interface RemoteAccessDeps {
   allocations: AllocationsService;
   vpnHost: VpnHost;
   box: SecretBox;
+  /** Whether the client's migration runs (the legacy hosts are listed only then). */
+  migration: Pick<MigrationService, 'inProgressFor'>;
+  legacyHosts: readonly LegacyHost[];
 }
 
 export class RemoteAccessService {
@@ -70,40 +75,6 @@ export class RemoteAccessService {
     return this.#bundle(clientId, allocation, enrolment, endpoints, known);
   }
 
-  /** Stores the router credentials the app deposits, sealed; answers when, never what. */
-  async depositCredentials(clientId: string, body: CredentialsBody) {
-    const { db, clock, box, allocations } = this.deps;
-    const allocation = await allocations.get(clientId, body.allocation_id);
-    const now = iso(clock.now());
-    await q.upsertSlot(
-      db,
-      emptySlot(clientId, allocation.id, allocation.router.routeros_version ?? 'unknown', now),
-    );
-    const sealed = box.seal(
-      JSON.stringify({ username: body.username, password: body.password, api_port: body.api_port ?? 8728 }),
-      sealContexts.credentials(clientId, allocation.id),
-    );
-    await q.updateSlot(db, clientId, allocation.id, {
-      credentials_sealed: sealed,
-      credentials_updated_at: now,
-      updated_at: now,
-    });
-    return { allocation_id: allocation.id, username: body.username, stored_at: now };
-  }
-
-  /** The router credentials of a slot, opened, for a command's secret params only; null when none. */
-  async credentialsOf(
-    clientId: string,
-    allocationId: string,
-  ): Promise<{ username: string; password: string; api_port: number } | null> {
-    const slot = await q.findSlot(this.deps.db, clientId, allocationId);
-    return slot?.credentials_sealed
-      ? JSON.parse(
-          this.deps.box.open(slot.credentials_sealed, sealContexts.credentials(clientId, allocationId)),
-        )
-      : null;
-  }
-
   async endpoints(): Promise<VpnEndpoints> {
     try {
       return await this.deps.vpnHost.endpoints();
@@ -121,12 +92,23 @@ export class RemoteAccessService {
     known?: { slot: RemoteAccessSlotsTable; channels: RemoteAccessChannelsTable[] },
   ): Promise<Bundle> {
     const { db } = this.deps;
-    const [slot, channels, profiles] = await Promise.all([
+    const { legacyHosts, migration } = this.deps;
+    const [slot, channels, profiles, migrating] = await Promise.all([
       known?.slot ?? q.findSlot(db, clientId, allocation.id),
       known?.channels ?? q.listChannels(db, clientId, allocation.id),
       q.listProfiles(db, clientId, allocation.id),
+      legacyHosts.length > 0 ? migration.inProgressFor(clientId) : false,
     ]);
-    return bundleView({ allocation, enrolment, slot: slot!, channels, profiles, endpoints });
+    const rescueTransports = legacyTransports(legacyHosts, migrating);
+    return bundleView({
+      allocation,
+      enrolment,
+      slot: slot!,
+      channels,
+      profiles,
+      endpoints,
+      rescueTransports,
+    });
   }
 
   async #slotOf(
@@ -154,26 +136,4 @@ export class RemoteAccessService {
       throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     return found;
   }
-}
-
-function emptySlot(
-  clientId: string,
-  allocationId: string,
-  version: string,
-  now: string,
-): RemoteAccessSlotsTable {
-  return {
-    allocation_id: allocationId,
-    client_id: clientId,
-    routeros_version: version,
-    active_channel_id: null,
-    active_reason: null,
-    credentials_sealed: null,
-    credentials_updated_at: null,
-    rescue_state: null,
-    rescue_profile_sealed: null,
-    rescue_updated_at: null,
-    created_at: now,
-    updated_at: now,
-  };
 }

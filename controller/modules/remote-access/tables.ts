@@ -26,6 +26,11 @@ export interface RemoteAccessSlotsTable {
   /** Router credentials deposited by the app (sealed JSON), null until then. */
   credentials_sealed: string | null;
   credentials_updated_at: string | null;
+  /** PENDING (the agent has not taken them yet), APPLIED or REFUSED; null when none deposited. */
+  credentials_state: 'PENDING' | 'APPLIED' | 'REFUSED' | null;
+  /** The agent's fault code when REFUSED (e.g. ROUTER_AUTH_FAILED). */
+  credentials_fault: string | null;
+  credentials_applied_at: string | null;
   /** Rescue relay: UNAVAILABLE_ON_MODEL, ENABLING, READY, FAILED; null before any attempt. */
   rescue_state: string | null;
   rescue_profile_sealed: string | null;

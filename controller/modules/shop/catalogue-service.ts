@@ -39,7 +39,7 @@ export interface Offer {
 export interface CatalogueDeps {
   db: Db;
   clock: Clock;
-  tickets: Pick<TicketsService, 'createTickets'>;
+  tickets: Pick<TicketsService, 'createTickets' | 'sellableCodes'>;
   profiles: Pick<ProfilesService, 'listProfiles' | 'upsertProfilesFromRouter'>;
   runner: Pick<AgentCommandRunner, 'run'>;
   /** The database locks rows (`SELECT … FOR UPDATE`). */
@@ -183,9 +183,15 @@ export class ShopCatalogue {
       : null;
   }
 
-  /** Unsold stock per profile name. */
-  unsold(clientId: string): Promise<Map<string, number>> {
-    return q.unsoldByProfile(this.deps.db, clientId);
+  /**
+   * Unsold stock per profile name: only tickets a buyer can still be given. One a manager disabled
+   * or deleted in the ticket store (or used elsewhere) is neither counted nor sold, and is replaced.
+   */
+  async unsold(clientId: string, trx?: Db, profileName?: string): Promise<Map<string, number>> {
+    const rows = await sellableStock(this.deps.tickets, trx ?? this.deps.db, clientId, profileName);
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r.profile_name, (counts.get(r.profile_name) ?? 0) + 1);
+    return counts;
   }
 
   /**
@@ -204,7 +210,7 @@ export class ShopCatalogue {
         // Two restocks of one entry at once (a push during the job) must not both fill it: the
         // entry's row is locked (row locks; SQLite's single writer otherwise) and the stock counted again.
         if (!(await q.lockEntry(trx, clientId, offer.name, this.deps.rowLocks))) return 0;
-        const missing = STOCK_TARGET - (await q.unsoldOf(trx, clientId, offer.name));
+        const missing = STOCK_TARGET - ((await this.unsold(clientId, trx, offer.name)).get(offer.name) ?? 0);
         if (missing <= 0) return 0;
         const tickets = await this.deps.tickets.createTickets(
           clientId,
@@ -228,6 +234,22 @@ export class ShopCatalogue {
     }
     return made;
   }
+}
+
+/** The unsold stock rows (oldest first) whose tickets can still be handed to a buyer. */
+export async function sellableStock(
+  tickets: Pick<TicketsService, 'sellableCodes'>,
+  db: Db,
+  clientId: string,
+  profileName?: string,
+) {
+  const rows = await q.unsoldRows(db, clientId, profileName);
+  const sellable = await tickets.sellableCodes(
+    clientId,
+    rows.map((r) => r.ticket_code),
+    db,
+  );
+  return rows.filter((r) => sellable.has(r.ticket_code));
 }
 
 /** The answer of a read for a request: link down and timeout as an enrolment answers them. */

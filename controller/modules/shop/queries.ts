@@ -110,31 +110,16 @@ export const shopTenants = async (db: Db): Promise<string[]> => {
 
 // --- stock ---
 
-/** Unsold stock per profile name. */
-export const unsoldByProfile = async (db: Db, clientId: string): Promise<Map<string, number>> => {
-  const rows = await db
+/** Unsold stock rows (profile, ticket code), oldest first; optionally of one profile. */
+export const unsoldRows = (db: Db, clientId: string, profileName?: string) => {
+  let query = db
     .selectFrom('shop_stock')
-    .select((eb) => ['profile_name', eb.fn.countAll<number>().as('n')])
+    .select(['id', 'profile_name', 'ticket_code'])
     .where('client_id', '=', clientId)
-    .where('sold_at', 'is', null)
-    .groupBy('profile_name')
-    .execute();
-  return new Map(rows.map((r) => [r.profile_name, Number(r.n)]));
+    .where('sold_at', 'is', null);
+  if (profileName !== undefined) query = query.where('profile_name', '=', profileName);
+  return query.orderBy('id').execute();
 };
-
-/** The unsold stock of one entry. */
-export const unsoldOf = async (db: Db, clientId: string, profileName: string): Promise<number> =>
-  Number(
-    (
-      await db
-        .selectFrom('shop_stock')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('client_id', '=', clientId)
-        .where('sold_at', 'is', null)
-        .where('profile_name', '=', profileName)
-        .executeTakeFirst()
-    )?.n ?? 0,
-  );
 
 /** Reads (and, with row locks, locks) a catalogue entry; false when it is gone. */
 export const lockEntry = async (
@@ -153,17 +138,6 @@ export const lockEntry = async (
 
 export const insertStock = (db: Db, rows: ShopStockTable[]) =>
   db.insertInto('shop_stock').values(rows).execute();
-
-export const oldestUnsold = (db: Db, clientId: string, profileName: string) =>
-  db
-    .selectFrom('shop_stock')
-    .select(['id', 'ticket_code'])
-    .where('client_id', '=', clientId)
-    .where('sold_at', 'is', null)
-    .where('profile_name', '=', profileName)
-    .orderBy('id')
-    .limit(1)
-    .executeTakeFirst();
 
 /** Marks one stock ticket sold; 0 when another sale took it first. */
 export const markSold = async (db: Db, clientId: string, id: string, reference: string, at: string) =>

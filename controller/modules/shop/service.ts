@@ -50,7 +50,7 @@ export class ShopService {
   constructor(private readonly deps: ShopServiceDeps) {
     this.catalogue = new ShopCatalogue({ ...deps, rowLocks: deps.caps.rowLocks });
     this.stores = new StoreConfigs(deps.db, deps.clock, deps.secrets);
-    this.wallet = new ShopWallet(deps.db, deps.caps, deps.clock);
+    this.wallet = new ShopWallet(deps.db, deps.caps, deps.clock, deps.tickets);
   }
 
   listProfiles(clientId: string): Promise<ShopProfileView[]> {

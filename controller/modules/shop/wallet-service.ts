@@ -6,9 +6,11 @@ import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
+import type { TicketsService } from '../tickets/index.js';
 import { withdrawalRefusal, withdrawalStatus, type WithdrawalStatusView } from './payout.js';
 import { utcDay } from './periods.js';
 import { readMetrics, type ShopMetrics } from './shop-metrics.js';
+import { sellableStock } from './catalogue-service.js';
 import * as q from './queries.js';
 import type { Collector, ShopSalesTable, ShopWithdrawalsTable } from './tables.js';
 import * as w from './wallet-queries.js';
@@ -60,6 +62,7 @@ export class ShopWallet {
     private readonly db: Db,
     private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
+    private readonly tickets: Pick<TicketsService, 'sellableCodes'>,
   ) {}
 
   /** Records one successful sale and credits platform-collected money; idempotent by reference. */
@@ -202,13 +205,11 @@ export class ShopWallet {
     };
   }
 
-  // The oldest unsold ticket of the profile, marked sold in the sale's transaction; null when none.
+  // The oldest unsold ticket of the profile that a buyer may still be given (a disabled or
+  // deleted one is skipped), marked sold in the sale's transaction; null when none.
   async #takeStock(trx: Db, clientId: string, profileName: string, reference: string, at: string) {
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const next = await q.oldestUnsold(trx, clientId, profileName);
-      if (!next) return null;
+    for (const next of await sellableStock(this.tickets, trx, clientId, profileName))
       if ((await q.markSold(trx, clientId, next.id, reference, at)) === 1) return next.ticket_code;
-    }
     return null;
   }
 }

@@ -213,6 +213,27 @@ export const ticketsByCodes = (db: Db, clientId: string, codes: readonly string[
     .where('code', 'in', codes)
     .execute();
 
+/** Of some codes, those still ACTIVE and never used: a ticket that can still be handed to a buyer. */
+export const sellableCodes = async (
+  db: Db,
+  clientId: string,
+  codes: readonly string[],
+): Promise<Set<string>> =>
+  codes.length === 0
+    ? new Set()
+    : new Set(
+        (
+          await db
+            .selectFrom('radius_tickets')
+            .select('code')
+            .where('client_id', '=', clientId)
+            .where('code', 'in', codes)
+            .where('status', '=', 'ACTIVE')
+            .where('used_at', 'is', null)
+            .execute()
+        ).map((r) => r.code),
+      );
+
 /** Code, status and profile name of the tickets of some codes (any status, DELETED included). */
 export const inventoryRows = (db: Db, clientId: string, codes: readonly string[]) =>
   db

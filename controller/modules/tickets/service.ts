@@ -113,6 +113,11 @@ export class TicketsService {
     return row ? ticketView(row, row.profile_name) : null;
   }
 
+  /** Of some codes, those a buyer may still be given (ACTIVE, never used): not disabled, deleted or used. */
+  sellableCodes(clientId: string, codes: readonly string[], trx?: Db): Promise<Set<string>> {
+    return q.sellableCodes(trx ?? this.db, clientId, codes);
+  }
+
   /** Tickets per status (USED and EXHAUSTED apart, always), optionally of one reseller. */
   async countTickets(
     clientId: string,

@@ -52,6 +52,7 @@ const VALID_PARAMS: Record<CommandName, Record<string, unknown>> = {
   'vpn.transport.remove': { protocol: 'SSTP', interface: 'tn-sstp' },
   'vpn.rescue.enable': { user: 'ticketnet' },
   'vpn.rescue.read': { user: 'ticketnet', seal_to: 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE=' },
+  'router.login.set': { user: 'ticketnet', password: 's3cr3t', api_port: 8728 },
   'lan.scan': {},
   'equipment.pin': {
     device_id: '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b',
@@ -100,6 +101,7 @@ const CLIENT_ROUTE: Record<CommandName, 202 | 403> = {
   'vpn.transport.remove': 403,
   'vpn.rescue.enable': 403,
   'vpn.rescue.read': 202,
+  'router.login.set': 403,
   'lan.scan': 202,
   'equipment.pin': 403,
   'equipment.status': 202,

@@ -40,6 +40,18 @@ forEachDatabase('remote access: management probe', (database) => {
           return { status: 'DONE', output: { removed: true } };
         case 'vpn.rescue.enable':
           return { status: 'DONE', output: { state: 'ENABLING' } };
+        case 'router.login.set':
+          if (p.password === 'router-away-pw')
+            return {
+              status: 'FAILED',
+              fault: { code: 'ROUTER_UNREACHABLE', message: 'no API session', retryable: true },
+            };
+          return p.password === 'wrong-password'
+            ? {
+                status: 'FAILED',
+                fault: { code: 'ROUTER_AUTH_FAILED', message: 'login refused', retryable: false },
+              }
+            : { status: 'DONE', output: { applied: true, api_port: p.api_port } };
         case 'vpn.probe':
           return {
             status: 'DONE',
@@ -255,23 +267,100 @@ forEachDatabase('remote access: management probe', (database) => {
     expect(kept[0]!.private_key_sealed).to.match(/^s1\./);
   });
 
-  it('keeps router credentials sealed and never returns them', async () => {
-    const res = await h.t.request('POST', '/api/v1/clients/remote-access/credentials', {
-      token: h.client.token,
-      body: { allocation_id: allocationId, username: 'admin', password: 'R0uter-Secret-Pw' },
+  it("hands router credentials to that allocation's agent only, sealed at rest, never answered", async () => {
+    const deposit = (body: unknown, token = h.client.token) =>
+      h.t.request('POST', '/api/v1/clients/remote-access/credentials', { token, body });
+    const status = (id: string, token = h.client.token) =>
+      h.t.request('GET', `/api/v1/clients/remote-access/credentials?allocation_id=${id}`, { token });
+    expect((await status(allocationId)).body.data).to.include({ stored: false, state: null });
+    const sent = commands.length;
+    const res = await deposit({
+      allocation_id: allocationId,
+      username: 'tn-api',
+      password: 'R0uter-Secret-Pw',
+      api_port: 8729,
     });
-    expect(res.status).to.equal(201);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    expect(res.body.data).to.include({ allocation_id: allocationId, stored: true, state: 'APPLIED' });
     expect(JSON.stringify(res.body)).to.not.include('R0uter-Secret-Pw');
-    const bad = await h.t.request('POST', '/api/v1/clients/remote-access/credentials', {
-      token: h.other.token,
-      body: { allocation_id: allocationId, username: 'admin', password: 'x' },
+    expect(JSON.stringify(res.body)).to.not.include('tn-api');
+    // The agent got them, as the secret params of one command of its own allocation.
+    const handed = commands.slice(sent).filter((c) => c.name === 'router.login.set');
+    expect(handed.map((c) => c.params)).to.deep.equal([
+      { user: 'tn-api', password: 'R0uter-Secret-Pw', api_port: 8729 },
+    ]);
+    const row = await h.t.db.db
+      .selectFrom('agent_commands')
+      .selectAll()
+      .where('name', '=', 'router.login.set')
+      .executeTakeFirstOrThrow();
+    expect(row.allocation_id).to.equal(allocationId);
+    expect(JSON.parse(row.params)).to.deep.equal({
+      user: '[redacted]',
+      password: '[redacted]',
+      api_port: 8729,
     });
-    expect(bad.status).to.equal(404);
-    const invalid = await h.t.request('POST', '/api/v1/clients/remote-access/credentials', {
+    const shown = await h.t.request('GET', `/api/v1/clients/allocations/${allocationId}/commands/${row.id}`, {
       token: h.client.token,
-      body: { allocation_id: allocationId, username: '', password: 'x' },
     });
+    expect(shown.body.data.params).to.deep.equal({
+      user: '[redacted]',
+      password: '[redacted]',
+      api_port: 8729,
+    });
+
+    // Credentials the router refuses: REFUSED with the agent's fault; nothing else changes.
+    const refused = await deposit({
+      allocation_id: allocationId,
+      username: 'tn-api',
+      password: 'wrong-password',
+    });
+    expect(refused.body.data).to.include({
+      state: 'REFUSED',
+      fault_code: 'ROUTER_AUTH_FAILED',
+      applied_at: null,
+    });
+
+    // The router out of reach says nothing of the credentials: still PENDING, the fault named.
+    const away1 = await deposit({
+      allocation_id: allocationId,
+      username: 'tn-api',
+      password: 'router-away-pw',
+    });
+    expect(away1.body.data, JSON.stringify(away1.body)).to.include({
+      state: 'PENDING',
+      fault_code: 'ROUTER_UNREACHABLE',
+    });
+
+    // A slot whose agent never enrolled: kept PENDING, no command queued for it, even by the job.
+    const away = (await h.resolve({ routeros_version: '7.11', router_serial: 'PRB7AWAY' })).body.data;
+    const pending = await deposit({
+      allocation_id: away.allocation_id,
+      username: 'admin',
+      password: 'Away-Secret-Pw',
+    });
+    expect(pending.body.data).to.include({ stored: true, state: 'PENDING' });
+    const admin = await h.t.admin();
+    const job = await h.t.request('POST', '/api/v1/admin/jobs/REMOTE_ACCESS_CREDENTIALS/run', {
+      token: admin.token,
+    });
+    expect(job.status, JSON.stringify(job.body)).to.be.oneOf([200, 202]);
+    expect((await status(away.allocation_id)).body.data.state).to.equal('PENDING');
+    const queued = await h.t.db.db
+      .selectFrom('agent_commands')
+      .select('id')
+      .where('allocation_id', '=', away.allocation_id)
+      .execute();
+    expect(queued).to.deep.equal([]);
+
+    expect(
+      (await deposit({ allocation_id: allocationId, username: 'admin', password: 'x' }, h.other.token))
+        .status,
+    ).to.equal(404);
+    expect((await status(allocationId, h.other.token)).status).to.equal(404);
+    const invalid = await deposit({ allocation_id: allocationId, username: '', password: 'x' });
     expect(invalid.status).to.equal(400);
+    expect((await status(allocationId)).body.data.state).to.equal('PENDING');
   });
 
   it('rescue relay routes: bad input refused, other tenants not found, state on the slot only', async () => {
@@ -298,7 +387,7 @@ forEachDatabase('remote access: management probe', (database) => {
   });
 
   it('leaves no secret in clear in the database or the logs', async () => {
-    const secrets: string[] = ['R0uter-Secret-Pw'];
+    const secrets: string[] = ['R0uter-Secret-Pw', 'Away-Secret-Pw', 'wrong-password', 'router-away-pw'];
     for (const c of commands) {
       const p = c.params as Record<string, unknown>;
       for (const k of ['private_key', 'preshared_key', 'password'])

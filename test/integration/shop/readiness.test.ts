@@ -135,6 +135,59 @@ forEachDatabase('shop readiness', (database) => {
     expect(r.blocking_reason).to.equal(r.checks[6].detail);
   });
 
+  it('counts, sells and keeps only stock tickets a buyer can still be given (a disabled one is replaced)', async () => {
+    await s.api('PUT', '/api/v1/clients/store-config', { display_name: 'Chez Awa', store_slug: 'chez-awa' });
+    const site = await s.shopSite('SHOP-D');
+    await s.enrolActive(site);
+    await priceProfile(s, '1h', 250);
+    await s.runJob();
+    expect((await s.readiness()).vouchers_available).to.equal(10);
+    const stock = await s.t.db.db
+      .selectFrom('shop_stock')
+      .select('ticket_code')
+      .where('client_id', '=', s.client.id)
+      .orderBy('id')
+      .execute();
+    const codes = stock.map((r) => r.ticket_code);
+    // The manager suspends the three oldest and deletes a fourth in the ticket store.
+    for (const [code, status] of [
+      [codes[0], 'DISABLED'],
+      [codes[1], 'DISABLED'],
+      [codes[2], 'DISABLED'],
+      [codes[3], 'DELETED'],
+    ]) {
+      const res = await s.api('PATCH', `/api/v1/radius/tickets/${code}`, { status });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    }
+    let r = await s.readiness();
+    expect(r.vouchers_available).to.equal(6);
+    // A sale skips them: it takes the oldest ticket still ACTIVE.
+    const sold = await s.t.controller.services.shop.recordSale(s.client.id, {
+      reference: 'pay-disabled-1',
+      amountXof: 250,
+      collectedBy: 'PLATFORM',
+      profileName: '1h',
+    });
+    expect(sold.ticket_code).to.equal(codes[4]);
+    expect((await s.readiness()).vouchers_available).to.equal(5);
+    // The stock engine fills the offer back with new tickets; the disabled ones stay out of it.
+    await s.runJob();
+    r = await s.readiness();
+    expect(r.vouchers_available).to.equal(10);
+    // Every ticket in stock is sold or disabled: none left to give, so no STOCK delivery from it.
+    const all = await s.t.db.db
+      .selectFrom('shop_stock')
+      .select('ticket_code')
+      .where('client_id', '=', s.client.id)
+      .where('sold_at', 'is', null)
+      .execute();
+    for (const { ticket_code } of all)
+      await s.api('PATCH', `/api/v1/radius/tickets/${ticket_code}`, { status: 'DISABLED' });
+    r = await s.readiness();
+    expect(r.vouchers_available).to.equal(0);
+    expect(r.delivery.source).to.not.equal('STOCK');
+  });
+
   it('needs a client token', async () => {
     const anon = await s.t.request('GET', '/api/v1/clients/store/ticketshop/readiness');
     expect(anon.status).to.equal(401);

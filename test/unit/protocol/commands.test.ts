@@ -162,6 +162,7 @@ describe('command catalogue: effects and secret params', () => {
       'hotspot.users.remove',
       'hotspot.users.restore',
       'radius.disconnect',
+      'router.login.set',
       'router.script.apply',
       'vpn.rescue.enable',
       'vpn.sstp.apply',
@@ -193,6 +194,11 @@ describe('command catalogue: effects and secret params', () => {
     ],
     ['vpn.sstp.apply', { user: 'tn-1', password: 'pw' }, { user: 'tn-1', password: REDACTED }],
     ['vpn.probe', { interface: 'tn-sstp' }, undefined],
+    [
+      'router.login.set',
+      { user: 'ticketnet', password: 'pw', api_port: 8728 },
+      { user: REDACTED, password: REDACTED, api_port: 8728 },
+    ],
   ];
   for (const [name, params, expected] of cases) {
     it(`redacts ${name} ${JSON.stringify(params)}`, () => {
