@@ -171,6 +171,8 @@ export const configSchema = z.object({
     .transform((v) => v.split('-').map(Number) as [number, number])
     .refine(([a, b]) => a >= 1024 && b <= 65535 && a <= b, 'expected 1024 <= FIRST <= LAST <= 65535')
     .prefault('30000-30999'),
+  /** Address those ports listen on (default: `host`, the HTTP API's; behind a proxy, a public one). */
+  webAccessHost: z.string().min(1).optional(),
   // Technician hub and realtime broker (docs/api/support.md, docs/realtime.md).
   /** Browser origins admitted on /realtime (comma list, `*` for any); apps that send no Origin skip the check. */
   realtimeAllowedOrigins: z
@@ -244,6 +246,7 @@ export const ENV_NAMES: Record<keyof Config, string> = {
   equipmentDeviceDomain: 'TICKETNET_EQUIPMENT_DEVICE_DOMAIN',
   equipmentDeviceScheme: 'TICKETNET_EQUIPMENT_DEVICE_SCHEME',
   webAccessPorts: 'TICKETNET_WEB_ACCESS_PORTS',
+  webAccessHost: 'TICKETNET_WEB_ACCESS_HOST',
   realtimeAllowedOrigins: 'TICKETNET_REALTIME_ALLOWED_ORIGINS',
   realtimePingSeconds: 'TICKETNET_REALTIME_PING_SECONDS',
   supportPriorRating: 'TICKETNET_SUPPORT_PRIOR_RATING',

@@ -79,7 +79,12 @@ export function openLink(options: OpenLinkOptions): Promise<OpenedLink> {
  */
 export function unmaskedLink(url: string): boolean {
   const { protocol, hostname } = new URL(url);
-  return protocol === 'wss:' || hostname === 'localhost' || /^127\./.test(hostname) || hostname === '[::1]';
+  return (
+    protocol === 'wss:' ||
+    hostname === 'localhost' ||
+    /^127(\.\d{1,3}){3}$/.test(hostname) ||
+    hostname === '[::1]'
+  );
 }
 
 class Handshake {

@@ -45,7 +45,7 @@ export const equipmentModule = defineModule({
     const idleMs = options.equipment?.webAccessIdleMs ?? WEB_ACCESS_IDLE_MS;
     const gates = new WebAccessGates({
       hub: use('hub'),
-      bindHost: config.host,
+      bindHost: config.webAccessHost ?? config.host,
       ports: config.webAccessPorts,
       idleMs,
       logger: log,
