@@ -110,11 +110,11 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   link.on('down', () => streams.closeAll());
   link.on('stopped', () => streams.closeAll());
   // Set once the relay has started: a command recovered from the journal may run before that.
-  let relayForCommands: RadiusRelay | undefined;
+  const started: { relay?: RadiusRelay | undefined } = {};
   const executor = new CommandExecutor({
     journal,
     router,
-    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => relayForCommands?.coa }),
+    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => started.relay?.coa }),
     transport,
     logger,
     ftpPort: options.router.ftpPort,
@@ -165,7 +165,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   pruneTimer.unref();
   saveStatus({});
   const radiusRelay = await startRadiusRelay(options, link, router, logger);
-  relayForCommands = radiusRelay;
+  started.relay = radiusRelay;
   reports.start();
   link.start();
 
