@@ -130,11 +130,11 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   link.on('down', () => streams.closeAll());
   link.on('stopped', () => streams.closeAll());
   // Set once the relay has started: a command recovered from the journal may run before that.
-  let relayForCommands: RadiusRelay | undefined;
+  const started: { relay?: RadiusRelay | undefined } = {};
   const executor = new CommandExecutor({
     journal,
     router,
-    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => relayForCommands?.coa, loginStore }),
+    catalogue: options.catalogue ?? routerCatalogue(logger, { coa: () => started.relay?.coa, loginStore }),
     transport,
     logger,
     ftpPort: options.router.ftpPort,
@@ -193,7 +193,7 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
   pruneTimer.unref();
   saveStatus({});
   const radiusRelay = await startRadiusRelay(options, link, router, logger);
-  relayForCommands = radiusRelay;
+  started.relay = radiusRelay;
   reports.start();
   qoe.start();
   link.start();
