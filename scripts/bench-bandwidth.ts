@@ -113,9 +113,15 @@ async function main(): Promise<void> {
         });
         agents.push(agent);
         allocations.push(allocation.id);
+        // A router that never links stops the run with its serial instead of waiting for ever.
+        const giveUp = performance.now() + 120_000;
         for (;;) {
           const a = await s.allocations.get(client.id, allocation.id);
           if (a.link_state === 'CONNECTED' && a.router.serial === serial) break;
+          if (performance.now() > giveUp)
+            throw new Error(
+              `router ${serial} not linked after 120 s (link ${a.link_state}, serial ${a.router.serial})`,
+            );
           await new Promise((r) => setTimeout(r, 50));
         }
         const enrolled = await s.nas.enrol(client.id, { routerSerial: serial, applyMode: 'app_apply' });
