@@ -2,13 +2,10 @@
 // own agent (`router.login.set`, both fields secret params, redacted once the command is final),
 // which logs in with them on a trial connection and, if the router accepts them, uses them for
 // its API calls from then on. Sent at once when the agent is connected, else by a job once it is.
-import { iso, type Clock } from '../../core/clock.js';
-import type { SecretBox } from '../../core/secret-box.js';
-import type { Db } from '../../db/database.js';
-import type { AgentCommandRunner, AgentTarget } from '../../hub/index.js';
-import type { Logger } from '../../logger.js';
-import type { AllocationsService } from '../allocations/index.js';
+import { iso } from '../../core/clock.js';
+import type { AgentTarget } from '../../hub/index.js';
 import { emptySlot } from './empty-slot.js';
+import type { RescueDeps } from './rescue-service.js';
 import * as q from './queries.js';
 import type { CredentialsBody } from './schemas.js';
 import { sealContexts } from './seal-contexts.js';
@@ -21,18 +18,8 @@ interface RouterCredentials {
   api_port?: number;
 }
 
-export interface CredentialsDeps {
-  db: Db;
-  clock: Clock;
-  logger: Logger;
-  allocations: AllocationsService;
-  runner: AgentCommandRunner;
-  box: SecretBox;
-  commandWaitMs: number;
-}
-
 export class CredentialsService {
-  constructor(private readonly deps: CredentialsDeps) {}
+  constructor(private readonly deps: RescueDeps) {}
 
   /** Stores the credentials sealed and hands them to the agent; answers where they stand, never what. */
   async deposit(clientId: string, body: CredentialsBody) {

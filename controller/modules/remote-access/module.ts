@@ -45,7 +45,7 @@ export const remoteAccessModule = defineModule({
       legacyHosts: parseLegacyHosts(config.vpnLegacyWireguardHosts),
     });
     const probeOptions = { ...DEFAULT_PROBE_OPTIONS, ...options.remoteAccess?.probe };
-    const rescue = new RescueService({
+    const routerDeps = {
       db,
       clock,
       logger,
@@ -53,16 +53,9 @@ export const remoteAccessModule = defineModule({
       runner: use('runner'),
       box,
       commandWaitMs: probeOptions.commandWaitMs,
-    });
-    const credentials = new CredentialsService({
-      db,
-      clock,
-      logger,
-      allocations,
-      runner: use('runner'),
-      box,
-      commandWaitMs: probeOptions.commandWaitMs,
-    });
+    };
+    const rescue = new RescueService(routerDeps);
+    const credentials = new CredentialsService(routerDeps);
     const probes = new ProbeService({
       db,
       clock,

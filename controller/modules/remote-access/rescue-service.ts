@@ -21,6 +21,7 @@ export const RESCUE_USER = 'ticketnet-rescue';
 
 export type RescueState = 'UNAVAILABLE_ON_MODEL' | 'ENABLING' | 'READY' | 'FAILED';
 
+/** What the services that run agent commands on a router's access need (rescue relay, router login). */
 export interface RescueDeps {
   db: Db;
   clock: Clock;
