@@ -230,16 +230,21 @@ async function connectAll(c: Controller, port: number, routers: Router[]): Promi
       routers.slice(i, i + 100).map(async (r) => {
         for (let attempt = 1; ; attempt++) {
           r.link = new QoeBenchLink(url, { agent_id: r.agentId, secret_key: r.secretKey }, key);
+          const link = r.link;
+          // A handshake that never ends (a frame lost under load) is given up and tried again.
+          const timer = setTimeout(() => link.close(), 15_000);
           try {
-            return await r.link.linked;
+            return await link.linked;
           } catch (err) {
             if (attempt >= 5) throw err;
             await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          } finally {
+            clearTimeout(timer);
           }
         }
       }),
     );
-    if ((i + 100) % 2000 === 0) console.log(`  ${i + 100} linked`);
+    if ((i + 100) % 1000 === 0) console.log(`  ${i + 100} linked`);
   }
 }
 
