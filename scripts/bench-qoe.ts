@@ -14,21 +14,18 @@
 // the load average is printed with the figures.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 64] [--pg URL]
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { pino } from 'pino';
 import { sql } from 'kysely';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
-import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import { type DatabaseHandle } from '../controller/db/database.js';
 import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
 import type { NasTable } from '../controller/modules/nas/tables.js';
 import type { QoeBridgeTokensTable } from '../controller/modules/qoe/tables.js';
 import { QoeBenchLink } from './bench-qoe-link.js';
-import { load, ms, pct, pgReachable } from './bench-support.js';
+import { load, ms, pct, onEachDatabase } from './bench-support.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -379,26 +376,7 @@ async function bytesPerDay(): Promise<{ frame: number; perDay: number }> {
 }
 
 const loadBefore = load();
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'tn-bench-qoe-'));
-try {
-  rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
-  if (await pgReachable(PG_URL)) {
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    try {
-      rows.push(await run('postgres', await openDatabase(PG_URL, { schema }), dir));
-    } finally {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  } else {
-    console.log(`PostgreSQL not reachable at ${PG_URL}: skipped`);
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+const rows = await onEachDatabase('qoe', PG_URL, (db, handle, dir) => run(db, handle, dir));
 
 const f = (x: number, d = 1) => x.toFixed(d);
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');

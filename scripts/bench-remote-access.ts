@@ -7,20 +7,17 @@
 // The {vpn_host} end is a no-op in memory: the figures are the controller's own cost.
 // Then the shop part (scripts/bench-shop.ts): readiness and metrics over 1,000,000 shop sales per
 // database. `--sales N` seeds fewer to check the bench runs; `--shop-reps N` sets its repetitions.
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { generateKeyPairSync } from 'node:crypto';
+import { cpus } from 'node:os';
 import { inject } from 'light-my-request';
 import { pino } from 'pino';
-import pg from 'pg';
 import nacl from 'tweetnacl';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
-import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
+import { type DatabaseHandle } from '../controller/db/database.js';
 import type { VpnHost } from '../controller/modules/remote-access/index.js';
 import { benchShop } from './bench-shop.js';
-import { load, ms, pct, pgReachable } from './bench-support.js';
+import { load, ms, pct, onEachDatabase } from './bench-support.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -134,27 +131,8 @@ function keygen(): { nacl: number; node: number } {
 }
 
 const loadBefore = load();
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'tn-bench-remote-access-'));
-try {
-  console.log(`${REPS} resolves of each kind per database, ${KEYS} key pairs per generator…`);
-  rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
-  if (await pgReachable(PG_URL)) {
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    try {
-      rows.push(await run('postgres', await openDatabase(PG_URL, { schema }), dir));
-    } finally {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  } else {
-    console.log(`PostgreSQL not reachable at ${PG_URL}: skipped`);
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+console.log(`${REPS} resolves of each kind per database, ${KEYS} key pairs per generator…`);
+const rows = await onEachDatabase('remote-access', PG_URL, (db, handle, dir) => run(db, handle, dir));
 const keys = keygen();
 
 const f = (x: number) => x.toFixed(2);

@@ -6,19 +6,15 @@
 //   totals avoid);
 // - the plans of every statement readiness and metrics send, with any full scan of a shop table flagged.
 // The sales are seeded in bulk (consistent rows: sales, ledger, daily totals, wallet).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { inject } from 'light-my-request';
 import { pino } from 'pino';
-import pg from 'pg';
 import { sql, type CompiledQuery } from 'kysely';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
 import { newId } from '../controller/core/ids.js';
-import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
-import { load, ms, pct, pgReachable } from './bench-support.js';
+import { type DatabaseHandle } from '../controller/db/database.js';
+import { load, ms, pct, onEachDatabase } from './bench-support.js';
 
 export interface ShopBenchOptions {
   /** Shop sales seeded per database (1,000,000 for the figures; fewer to check the bench runs). */
@@ -255,29 +251,10 @@ async function run(
 export async function benchShop(options: ShopBenchOptions): Promise<boolean> {
   const { sales, reps, pgUrl } = options;
   const loadBefore = load();
-  const rows: Row[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'tn-bench-shop-'));
-  try {
-    console.log(
-      `seeding ${sales.toLocaleString('en')} shop sales per database, ${reps} repetitions per figure…`,
-    );
-    rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir, options));
-    if (await pgReachable(pgUrl)) {
-      const schema = `bench_${randomBytes(4).toString('hex')}`;
-      try {
-        rows.push(await run('postgres', await openDatabase(pgUrl, { schema }), dir, options));
-      } finally {
-        const admin = new pg.Client({ connectionString: pgUrl });
-        await admin.connect();
-        await admin.query(`drop schema if exists ${schema} cascade`);
-        await admin.end();
-      }
-    } else {
-      console.log(`PostgreSQL not reachable at ${pgUrl}: skipped`);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  console.log(
+    `seeding ${sales.toLocaleString('en')} shop sales per database, ${reps} repetitions per figure…`,
+  );
+  const rows = await onEachDatabase('shop', pgUrl, (db, handle, dir) => run(db, handle, dir, options));
 
   const f = (x: number) => x.toFixed(2);
   console.log(

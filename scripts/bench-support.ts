@@ -1,7 +1,11 @@
 // Small helpers the database benches share: percentiles, timing, the load average printed beside
-// the figures, and whether the PostgreSQL server is there at all.
-import { loadavg } from 'node:os';
+// the figures, whether the PostgreSQL server is there at all, and one run per database.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
 
 /** The p-th percentile of `xs` (nearest rank). */
 export const pct = (xs: number[], p: number): number => {
@@ -26,5 +30,37 @@ export async function pgReachable(url: string): Promise<boolean> {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Runs `run` on a fresh SQLite database, then on PostgreSQL (a schema of its own, dropped after)
+ * when `pgUrl` answers, in a temporary directory removed at the end; answers the rows in that order.
+ */
+export async function onEachDatabase<R>(
+  name: string,
+  pgUrl: string,
+  run: (db: 'sqlite' | 'postgres', handle: DatabaseHandle, dir: string) => Promise<R>,
+): Promise<R[]> {
+  const rows: R[] = [];
+  const dir = mkdtempSync(join(tmpdir(), `tn-bench-${name}-`));
+  try {
+    rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
+    if (!(await pgReachable(pgUrl))) {
+      console.log(`PostgreSQL not reachable at ${pgUrl}: skipped`);
+      return rows;
+    }
+    const schema = `bench_${randomBytes(4).toString('hex')}`;
+    try {
+      rows.push(await run('postgres', await openDatabase(pgUrl, { schema }), dir));
+    } finally {
+      const admin = new pg.Client({ connectionString: pgUrl });
+      await admin.connect();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

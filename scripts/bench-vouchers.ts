@@ -3,18 +3,14 @@
 // - a 1,000-item listing page over those 1,000,000 tickets (first page and a deep page);
 // - 50 concurrent batches from 10 resellers, then the ledger of each checked against its balance.
 // Goals: batch < 50 ms p50 on SQLite; page < 30 ms p50.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { inject } from 'light-my-request';
 import { pino } from 'pino';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { loadConfig } from '../controller/config.js';
 import { createController, type Controller } from '../controller/controller.js';
-import { openDatabase, type DatabaseHandle } from '../controller/db/database.js';
-import { load, ms, pct, pgReachable } from './bench-support.js';
+import { type DatabaseHandle } from '../controller/db/database.js';
+import { load, ms, pct, onEachDatabase } from './bench-support.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2)
@@ -168,29 +164,8 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
 }
 
 const loadBefore = load();
-const rows: Row[] = [];
-const dir = mkdtempSync(join(tmpdir(), 'tn-bench-vouchers-'));
-try {
-  console.log(
-    `filling ${TICKETS.toLocaleString('en')} tickets per database, ${REPS} repetitions per figure…`,
-  );
-  rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
-  if (await pgReachable(PG_URL)) {
-    const schema = `bench_${randomBytes(4).toString('hex')}`;
-    try {
-      rows.push(await run('postgres', await openDatabase(PG_URL, { schema }), dir));
-    } finally {
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  } else {
-    console.log(`PostgreSQL not reachable at ${PG_URL}: skipped`);
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+console.log(`filling ${TICKETS.toLocaleString('en')} tickets per database, ${REPS} repetitions per figure…`);
+const rows = await onEachDatabase('vouchers', PG_URL, (db, handle, dir) => run(db, handle, dir));
 
 const f = (x: number) => x.toFixed(1);
 console.log(`\nload average (1, 5, 15 min) on ${cpus().length} cores: ${loadBefore} before, ${load()} after`);
