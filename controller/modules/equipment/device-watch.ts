@@ -54,7 +54,7 @@ export class DeviceWatch {
       if (owner !== 'OK' || allocation?.link_state !== 'CONNECTED') continue;
       routers++;
       try {
-        const r = await this.#router(devices, allocation, now);
+        const r = await this.#router(devices, allocation, all, now);
         pushes += r.pushes;
         resumed += r.resumed;
       } catch (err) {
@@ -68,12 +68,14 @@ export class DeviceWatch {
   }
 
   /** Places what waited for this router's link (the hub says when it comes up). */
-  async resume(clientId: string, allocationId: string): Promise<number> {
-    const all = await this.deps.allocations.list(clientId);
+  async resume(clientId: string, allocationId: string, known?: readonly AllocationView[]): Promise<number> {
     const rows = (await q.listForAllocation(this.db, clientId, allocationId)).filter(
       (r) =>
         r.status === 'PENDING' && r.pending_reason === 'ROUTER_UNREACHABLE' && r.needs_revalidation === 0,
     );
+    // Every link-up calls this: the client's whole router list is read only when a device waits.
+    if (rows.length === 0) return 0;
+    const all = known ?? (await this.deps.allocations.list(clientId));
     let resumed = 0;
     for (const row of rows) {
       const { owner, allocation } = ownerCheck(all, row);
@@ -83,8 +85,13 @@ export class DeviceWatch {
     return resumed;
   }
 
-  async #router(devices: EquipmentDevicesTable[], allocation: AllocationView, now: Date) {
-    const resumed = await this.resume(devices[0]!.client_id, allocation.id);
+  async #router(
+    devices: EquipmentDevicesTable[],
+    allocation: AllocationView,
+    all: readonly AllocationView[],
+    now: Date,
+  ) {
+    const resumed = await this.resume(devices[0]!.client_id, allocation.id, all);
     const watched = devices.filter((d) => d.status === 'ACTIVE' && d.monitored === 1);
     if (watched.length === 0) return { pushes: 0, resumed };
     const states = await this.pins.read(watched);
