@@ -8,6 +8,14 @@ import * as q from './link-queries.js';
 // Ids per read: below SQLite's and PostgreSQL's bound-parameter limits (a client may hold 10k).
 const MAX_IDS_PER_READ = 1000;
 
+interface PendingDown {
+  allocationId: string;
+  session: string;
+  now: string;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 export class AgentLinks implements LinkStateReader {
   /** `rowLocks`: the dialect's capability (PostgreSQL), see `markConnected` in link-queries.ts. */
   constructor(
@@ -34,7 +42,28 @@ export class AgentLinks implements LinkStateReader {
 
   /** Records the link as down, unless another connection holds it by now. */
   async markDisconnected(allocationId: string, session: string, now: string): Promise<void> {
-    await q.markDisconnected(this.db, allocationId, session, now);
+    return new Promise((resolve, reject) => {
+      this.#downs.push({ allocationId, session, now, resolve, reject });
+      if (this.#downs.length === 1) setImmediate(() => void this.#writeDowns());
+    });
+  }
+
+  // Releases are written together, MAX_IDS_PER_READ to a statement with a turn of the event loop
+  // between statements: when a network cut drops thousands of agents at once, one write each would
+  // hold the event loop (and RADIUS, the API) for seconds.
+  #downs: PendingDown[] = [];
+
+  async #writeDowns(): Promise<void> {
+    const group = this.#downs.splice(0, MAX_IDS_PER_READ);
+    if (this.#downs.length > 0) setImmediate(() => void this.#writeDowns());
+    // The latest of the group's times: they lie within one turn of the event loop.
+    const now = group.reduce((latest, d) => (d.now > latest ? d.now : latest), group[0]!.now);
+    try {
+      await q.markDisconnected(this.db, group, now);
+      for (const d of group) d.resolve();
+    } catch (err) {
+      for (const d of group) d.reject(err);
+    }
   }
 
   /** Records the link as down whoever holds it (a revoked agent): its holder closes it at its next check. */

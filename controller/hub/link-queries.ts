@@ -77,12 +77,29 @@ export const markConnected = (
   });
 };
 
-export const markDisconnected = (db: Db, allocationId: string, session: string, now: string) =>
+/**
+ * Records these links as down, each unless another connection holds it by now. Sessions are unique
+ * per connection, so a row matches only its own (allocation, session) pair; the allocation ids let
+ * the statement find the rows by primary key.
+ */
+export const markDisconnected = (
+  db: Db,
+  links: readonly { allocationId: string; session: string }[],
+  now: string,
+) =>
   db
     .updateTable('agent_links')
     .set({ link_state: 'DISCONNECTED', link_instance: null, link_session: null, last_seen_at: now })
-    .where('allocation_id', '=', allocationId)
-    .where(heldBySession(session))
+    .where(
+      'allocation_id',
+      'in',
+      links.map((l) => l.allocationId),
+    )
+    .where(
+      'link_session',
+      'in',
+      links.map((l) => l.session),
+    )
     .execute();
 
 /** Records the link as down whoever holds it: the holder's next ownership check closes its session. */

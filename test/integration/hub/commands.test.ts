@@ -31,7 +31,7 @@ forEachDatabase('agent commands', (database) => {
 
   it('delivers a command queued while the agent was offline once, on connect, and ends DONE', async () => {
     const agent = await h.enrolledAgent();
-    await agent.link!.close();
+    await h.goOffline(agent);
     const res = await enqueue(agent.allocationId!, { name: 'router.ping' });
     expect(res.status).to.equal(202);
     const queued = res.body.data;
@@ -85,7 +85,7 @@ forEachDatabase('agent commands', (database) => {
       (c) => c.state === 'ACKED',
     );
     expect(acked.attempts).to.equal(1);
-    await agent.link!.close();
+    await h.goOffline(agent);
 
     agent.withholdResults = false;
     await agent.connect();
@@ -125,7 +125,7 @@ forEachDatabase('agent commands', (database) => {
   it('expires a command past its deadline through the AGENT_COMMAND_EXPIRY job, and never sends it', async () => {
     const admin = await h.t.admin();
     const agent = await h.enrolledAgent();
-    await agent.link!.close();
+    await h.goOffline(agent);
     const { body } = await enqueue(agent.allocationId!, { name: 'router.ping', timeout_seconds: 60 });
     const waiting = h.t.controller.services.commands.waitForResult(h.client.id, body.data.id, 5000);
 

@@ -19,6 +19,12 @@ export interface HubTest {
   enrolledAgent(): Promise<FakeAgent>;
   /** The test client's allocation as GET /allocations/:id answers it. */
   allocation(id: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /**
+   * Closes the agent's link and waits until the controller has recorded it DISCONNECTED, which is
+   * what "offline" means to a request (the agent's socket closes before the controller's close
+   * handler has run).
+   */
+  goOffline(agent: FakeAgent): Promise<void>;
 }
 
 export async function startHub(
@@ -50,6 +56,11 @@ export async function startHub(
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res.body.data;
   };
+  const allocation = async (id: string) => {
+    const res = await t.request('GET', `/api/v1/clients/allocations/${id}`, { token: client.token });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return res.body.data;
+  };
   return {
     t,
     agentUrl,
@@ -61,10 +72,13 @@ export async function startHub(
       await agent.enrol(enrolment.code);
       return agent;
     },
-    async allocation(id: string) {
-      const res = await t.request('GET', `/api/v1/clients/allocations/${id}`, { token: client.token });
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return res.body.data;
+    allocation,
+    async goOffline(agent: FakeAgent) {
+      await agent.link!.close();
+      await eventually(
+        () => allocation(agent.allocationId!),
+        (a) => a.link_state === 'DISCONNECTED',
+      );
     },
   };
 }

@@ -64,7 +64,7 @@ describe('agent link statements, before any ANALYZE [sqlite]', () => {
   const statements: { name: string; run: () => Promise<unknown> }[] = [
     { name: 'heartbeat refresh', run: () => links.touchLinks(db, 'i1', IDS, NOW) },
     { name: 'ownership check', run: () => links.linkOwners(db, 'i1', IDS) },
-    { name: 'release', run: () => links.markDisconnected(db, 'a1', 's1', NOW) },
+    { name: 'release', run: () => links.markDisconnected(db, [{ allocationId: 'a1', session: 's1' }], NOW) },
     { name: 'views', run: () => links.linksOf(db, IDS) },
     { name: 'sweep of QUEUED commands', run: () => commands.queuedForInstance(db, 'i1', NOW, 1000) },
     {
