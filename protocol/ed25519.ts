@@ -3,16 +3,16 @@
 // which would dominate every command round trip. node:crypto's native Ed25519 gives byte-identical
 // signatures (~0.035 ms to sign, ~0.1 ms to verify on the 2-core machine), so sign and verify go
 // through it. A link makes its KeyObjects once per session (`signingKeyObject`, `verifyingKeyObject`)
-// and hands them in with every frame; raw keys are still accepted and their KeyObjects cached.
+// and hands them in with every frame; raw keys are still accepted. A raw secret key's KeyObject is
+// cached (an end signs with its one key); a raw public key's is not: the controller verifies each
+// agent's hello once per connection, and 10k cached KeyObjects would hold about 10 MB.
 // KeyObjects are imported as JWK: OpenSSL 3 decodes a DER key 6 to 8 times slower than it builds one
 // from raw bytes, and the controller imports one agent key per handshake.
 import { createPrivateKey, createPublicKey, sign, verify, KeyObject } from 'node:crypto';
 
-// Keys are re-used across thousands of messages; keep their KeyObjects, bounded so a flood of
-// distinct keys cannot grow the cache without limit.
-const MAX_CACHED = 50_000;
+// Bounded, so a flood of distinct keys cannot grow the cache without limit.
+const MAX_CACHED = 1_000;
 const privateKeys = new Map<string, KeyObject>();
-const publicKeys = new Map<string, KeyObject>();
 
 function cached(
   cache: Map<string, KeyObject>,
@@ -69,6 +69,6 @@ export function verifyDetached(
   signature: Uint8Array,
   publicKey: Uint8Array | KeyObject,
 ): boolean {
-  const key = publicKey instanceof KeyObject ? publicKey : cached(publicKeys, publicKey, verifyingKeyObject);
+  const key = publicKey instanceof KeyObject ? publicKey : verifyingKeyObject(publicKey);
   return verify(null, message, key, signature);
 }

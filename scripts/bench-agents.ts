@@ -517,7 +517,10 @@ async function ours(server: ServerInfo): Promise<void> {
   const figures: ServerFigures = { base, steps: [] };
   report.ours = figures;
   for (const n of steps) {
-    const step = await growTo(server.ctl, workers, n, base, 'ours');
+    const step = await growTo(server.ctl, workers, n, base, 'ours', () => {
+      const sum = (k: 'open' | 'failed' | 'refused') => [...state.values()].reduce((a, s) => a + s[k], 0);
+      return `clients: open ${sum('open')}, failed ${sum('failed')}, refused ${sum('refused')}`;
+    });
     figures.steps.push(step);
     console.error(
       `ours: ${step.conns} agents linked in ${step.connectSeconds!.toFixed(1)} s, RSS ${mib(step.rss).toFixed(1)} MiB`,
@@ -554,12 +557,25 @@ async function ours(server: ServerInfo): Promise<void> {
  * Grows the forked client processes to `n` connections in all, lets them settle, and reads the
  * server's figures for that step.
  */
-async function growTo(ctl: string, workers: ChildProcess[], n: number, base: Stats, who: string) {
+async function growTo(
+  ctl: string,
+  workers: ChildProcess[],
+  n: number,
+  base: Stats,
+  who: string,
+  progress?: () => string,
+) {
   workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
   const t0 = Date.now();
-  while ((await getJson<Stats>(ctl, '/stats')).conns < n) {
+  let toldAt = t0;
+  for (let conns = 0; (conns = (await getJson<Stats>(ctl, '/stats')).conns) < n; ) {
     if (Date.now() - t0 > Number(opt['connect-seconds']) * 1000)
       throw new Error(`${who}: could not reach ${n} connections in ${opt['connect-seconds']} s`);
+    // A slow step says how far it got, so a stall shows whether links fail or just come slowly.
+    if (Date.now() - toldAt > 10_000) {
+      toldAt = Date.now();
+      console.error(`${who}: ${conns} linked after ${Math.round((toldAt - t0) / 1000)} s ${progress?.() ?? ''}`);
+    }
     await sleep(200);
   }
   const connectSeconds = (Date.now() - t0) / 1000;
