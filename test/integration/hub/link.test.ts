@@ -225,6 +225,24 @@ forEachDatabase('agent link', (database) => {
     expect(h.t.controller.services.hub.holds(agent.allocationId!)).to.equal(false);
   });
 
+  it('records every link down when many agents leave at once, but not a link a new connection took', async () => {
+    const agents = await Promise.all(Array.from({ length: 24 }, () => h.enrolledAgent()));
+    const [back, ...gone] = agents;
+    const firstLink = back!.link!;
+    // Releases are written together: the old connection's (closed once the new one is recorded)
+    // shares a statement with the others and must leave the new connection's row alone.
+    await Promise.all([...gone.map((a) => a.link!.close()), back!.connect()]);
+    expect((await firstLink.closed).code).to.equal(1008);
+    for (const agent of gone) {
+      await eventually(
+        () => h.allocation(agent.allocationId!),
+        (a) => a.link_state === 'DISCONNECTED',
+      );
+    }
+    expect(await h.allocation(back!.allocationId!)).to.include({ link_state: 'CONNECTED' });
+    expect(h.t.controller.services.hub.holds(back!.allocationId!)).to.equal(true);
+  });
+
   it('lets a second connection of the same agent replace the first (SESSION_REPLACED)', async () => {
     const agent = await h.enrolledAgent();
     const first = agent.link!;
