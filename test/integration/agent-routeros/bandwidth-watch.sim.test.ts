@@ -55,7 +55,7 @@ for (const version of ['6.49.10', '7.19']) {
     });
 
     /** The digest a plain full read gives now, on a session of its own. */
-    const truth = async () => bandwidthDigest(await readBandwidthObjects(other));
+    const truth = async () => bandwidthDigest(await readBandwidthObjects(other, {}));
     const applied = async () => {
       const out = await applyBandwidth(conn, PARAMS, { watch });
       expect(out.added).to.be.greaterThan(0);
