@@ -6,9 +6,8 @@ import { forEachDatabase } from '../../support/databases.js';
 import { startBandwidthTest, type BwSite, type BwTest } from './bandwidth-fixture.js';
 
 const GB = 1e9;
-const GIB = 2 ** 30;
 
-forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
+forEachDatabase('bandwidth targeted users from RADIUS and the push preference', (database) => {
   let t: BwTest;
   let site: BwSite;
   beforeEach(async () => {
@@ -16,36 +15,6 @@ forEachDatabase('bandwidth adaptive, targeted and impact', (database) => {
     site = await t.bwSite('BWADA001');
   });
   afterEach(async () => t?.t.close());
-
-  const usage = () => t.t.controller.services.usage;
-  /** WAN readings every 5 minutes from `fromIso`, `bytesEach` apart, in the router's zone. */
-  async function traffic(fromIso: string, steps: number, bytesEach: number, zone = 'Africa/Lagos') {
-    const start = Date.parse(fromIso);
-    const base =
-      (
-        await t.t.db.db
-          .selectFrom('usage_routers')
-          .select('last_rx_bytes')
-          .where('allocation_id', '=', site.allocationId)
-          .executeTakeFirst()
-      )?.last_rx_bytes ?? 0;
-    for (let i = 0; i <= steps; i++) {
-      await usage().ingest({
-        clientId: t.client.id,
-        allocationId: site.allocationId,
-        at: new Date(start + i * 300_000),
-        rxBytes: Number(base) + Math.round(i * bytesEach),
-        txBytes: 0,
-        timeZone: zone,
-      });
-    }
-  }
-  const inbox = async () =>
-    (
-      (await t.t.request('GET', '/api/v1/notifications?limit=100', { token: t.client.token })).body.data as {
-        data: { type: string; metadata: { type: string; nas_id: string; alerte: string } };
-      }[]
-    ).filter((n) => n.data.metadata?.type === 'BANDWIDTH');
 
   it('keeps notifications out of push when bandwidth_push is false', async () => {
     await t.bw('PUT', '/bandwidth/preferences', { bandwidth_push: false });
