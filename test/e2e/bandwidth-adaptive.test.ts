@@ -222,23 +222,43 @@ forEachDatabase('bandwidth adaptive caps, limiter and impact on simulated router
     ]);
   });
 
-  it('reports the impact from the days a pass capped: raw means, insufficient, unmeasured days left out', async function () {
-    this.timeout(30_000);
-    const r = routers[1]!;
-    expect(
-      (await put({ nas_id: r.nasId, limit_mbps: 4, mode: 'SCHEDULED', schedule_weekdays: [6] })).status,
-    ).to.equal(200);
-    // Three Saturdays capped by a pass on the router, Fridays and Sundays normal at 2 GB, the
-    // Saturdays at 1 GB; one Tuesday without any measurement.
-    for (const day of ['2026-12-12', '2026-12-19', '2026-12-26']) {
+  it('reports the impact from the days passes capped: raw, paired weekdays, negative, insufficient', async function () {
+    this.timeout(60_000);
+    const [paired, raw] = routers as [Router, Router];
+    // 6.49: three market dates (a Friday, two Saturdays); 7.19: every Saturday.
+    const dates = ['2026-12-11', '2026-12-12', '2026-12-19'];
+    const programmes = [
+      { nas_id: paired.nasId, limit_mbps: 4, mode: 'SCHEDULED', scheduled_dates: dates },
+      { nas_id: raw.nasId, limit_mbps: 4, mode: 'SCHEDULED', schedule_weekdays: [6] },
+    ];
+    for (const body of programmes) expect((await put(body)).status).to.equal(200);
+    for (const day of ['2026-12-11', '2026-12-12', '2026-12-19', '2026-12-26']) {
       clock.set(new Date(`${day}T09:00:00Z`));
       await relog();
-      const counters = await reconcile();
-      expect(counters.traites).to.equal(2);
-      expect(queue(r.sim, 'tn-bw-down'), day).to.include({ 'max-limit': '4000000' });
-      clock.set(new Date(`${day}T23:59:00Z`));
+      expect((await reconcile()).traites).to.equal(2);
+      const saturday = new Date(`${day}T00:00:00Z`).getUTCDay() === 6;
+      expect(queue(raw.sim, 'tn-bw-down')?.['max-limit'], `7.19 ${day}`).to.equal(
+        saturday ? '4000000' : undefined,
+      );
+      expect(queue(paired.sim, 'tn-bw-down')?.['max-limit'], `6.49 ${day}`).to.equal(
+        dates.includes(day) ? '4000000' : undefined,
+      );
     }
-    for (const [day, gb] of [
+    const measured = async (router: Router, days: [string, number][]) => {
+      for (const [day, gb] of days)
+        await stack.t.db.db
+          .insertInto('usage_hours')
+          .values({
+            allocation_id: router.allocationId,
+            hour: `${day}T10:00:00.000Z`,
+            client_id: stack.client.id,
+            local_day: day,
+            bytes: gb * GB,
+          })
+          .execute();
+    };
+    // 7.19: the Saturdays at 1 GB, Fridays and a Sunday at 2 GB; no measurement on a Tuesday.
+    await measured(raw, [
       ['2026-12-11', 2],
       ['2026-12-12', 1],
       ['2026-12-18', 2],
@@ -246,26 +266,27 @@ forEachDatabase('bandwidth adaptive caps, limiter and impact on simulated router
       ['2026-12-20', 2],
       ['2026-12-25', 2],
       ['2026-12-26', 1],
-    ] as const) {
-      await stack.t.db.db
-        .insertInto('usage_hours')
-        .values({
-          allocation_id: r.allocationId,
-          hour: `${day}T10:00:00.000Z`,
-          client_id: stack.client.id,
-          local_day: day,
-          bytes: gb * GB,
-        })
-        .execute();
-    }
+    ]);
+    // 6.49: capped days used more than the normal ones; Fridays and Saturdays have both kinds.
+    await measured(paired, [
+      ['2026-12-11', 3],
+      ['2026-12-12', 4],
+      ['2026-12-19', 4],
+      ['2026-12-18', 2],
+      ['2026-12-20', 1],
+      ['2026-12-26', 2],
+    ]);
     clock.set(new Date('2026-12-27T08:00:00Z'));
     await relog();
-    const res = await stack.radius('GET', `/bandwidth/impact?jours=30&nas_id=${r.nasId}`);
-    expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect(res.body).to.include({ fenetre_jours: 30, programmes: 1, timezone: ZONE });
-    const i = res.body.impact;
-    expect(i.courbe).to.have.length(7);
-    expect(i).to.include({
+    const impact = async (query: string) => {
+      const res = await stack.radius('GET', `/bandwidth/impact?${query}`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body;
+    };
+    const r = await impact(`jours=30&nas_id=${raw.nasId}`);
+    expect(r).to.include({ fenetre_jours: 30, programmes: 1, timezone: ZONE });
+    expect(r.impact.courbe).to.have.length(7);
+    expect(r.impact).to.include({
       jours_brides: 3,
       jours_normaux: 4,
       fiabilite: 'BONNE',
@@ -275,12 +296,19 @@ forEachDatabase('bandwidth adaptive caps, limiter and impact on simulated router
       reduction_brute_pct: 50,
       economie_estimee_gb: 3,
     });
-    const short = await stack.radius('GET', `/bandwidth/impact?jours=7&nas_id=${r.nasId}`);
-    expect(short.body.impact).to.include({
-      fiabilite: 'INSUFFISANTE',
-      reduction_pct: null,
-      economie_estimee_gb: null,
+    const p = (await impact(`jours=30&nas_id=${paired.nasId}`)).impact;
+    expect(p).to.include({
+      jours_brides: 3,
+      jours_normaux: 3,
+      fiabilite: 'BONNE',
+      methode: 'JOURS_APPARIES',
+      jours_semaine_apparies: 2,
+      reduction_pct: -75,
+      reduction_brute_pct: -120,
+      economie_estimee_gb: -4.5,
     });
-    expect(short.body.impact.fiabilite_motif).to.be.a('string');
+    const short = (await impact(`jours=7&nas_id=${raw.nasId}`)).impact;
+    expect(short).to.include({ fiabilite: 'INSUFFISANTE', reduction_pct: null, economie_estimee_gb: null });
+    expect(short.fiabilite_motif).to.be.a('string');
   });
 });
