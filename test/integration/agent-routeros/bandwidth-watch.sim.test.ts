@@ -11,7 +11,7 @@ import type { BandwidthParams } from '../../../agent/commands/bandwidth-plan.js'
 import type { RouterConnection } from '../../../agent/routeros/router-connection.js';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { connectTo, startSim } from './support/sim.js';
-import { oneTurn, watchProcessFailures } from './support/helpers.js';
+import { delay, oneTurn, watchProcessFailures } from './support/helpers.js';
 
 const PARAMS: BandwidthParams = {
   cap: { limit_kbps: 10_000, essential_share: 0.25 },
@@ -135,3 +135,33 @@ for (const version of ['6.49.10', '7.19']) {
     });
   });
 }
+
+describe('RouterConnection.listen against the simulator', () => {
+  it('has no silence deadline, hears each change, and ends with the session', async () => {
+    const failures = watchProcessFailures();
+    const sim = await startSim({ version: '7.19' });
+    const conn = connectTo(sim, { timeoutMs: 100 });
+    try {
+      let heard = 0;
+      const { session, ended } = await conn.listen('/ip/firewall/address-list', () => heard++);
+      expect(conn.session).to.equal(session);
+      // Silent for three times the call deadline: the link stays up, nothing is dropped.
+      await delay(300);
+      expect(conn.isConnected).to.equal(true);
+      await conn.add('/ip/firewall/address-list', { list: 'l', address: '10.9.9.9' });
+      const entry = sim.state.table('/ip/firewall/address-list').findBy('address', '10.9.9.9')!;
+      sim.state.table('/ip/firewall/address-list').delete(entry);
+      await conn.print('/system/identity');
+      expect(heard).to.equal(2);
+      await conn.close();
+      expect(await ended).to.have.property('code', 'ROUTER_UNREACHABLE');
+      expect(conn.session).to.equal(undefined);
+    } finally {
+      await conn.close();
+      await sim.stop();
+      await oneTurn();
+      failures.assertNone();
+      failures.restore();
+    }
+  });
+});
