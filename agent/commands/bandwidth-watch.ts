@@ -81,7 +81,7 @@ export class BandwidthWatch {
     return objects;
   }
 
-  /** Stops the listens (the agent stops, or tests). */
+  /** Stops the listens and forgets the digest (an agent's listens end with its router session). */
   stop(): void {
     this.#listening?.stop.abort();
     this.#listening = undefined;
