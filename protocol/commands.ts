@@ -916,7 +916,8 @@ const COMMAND_SPECS = {
   /**
    * Reads the router's marked bandwidth objects and answers their digest, as `bandwidth.apply`
    * gives it after writing: equal digests mean the router still holds what was applied (hand
-   * edits, a moved WAN or FastTrack rule change it). Writes nothing.
+   * edits, a moved WAN or FastTrack rule change it). Writes nothing. The agent may answer the
+   * digest of its last full read when the router announced no change since (bandwidth-watch.ts).
    */
   'bandwidth.digest': () => ({
     params: z.strictObject({}),

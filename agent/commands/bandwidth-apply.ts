@@ -23,6 +23,7 @@ import {
   type MenuKey,
   type PlannedObject,
 } from './bandwidth-plan.js';
+import type { BandwidthWatch } from './bandwidth-watch.js';
 
 export { normaliseValue } from './bandwidth-digest.js';
 
@@ -48,13 +49,15 @@ function changedProps(want: PlannedObject, have: Row): Record<string, string> {
 export async function applyBandwidth(
   router: RouterConnection,
   params: BandwidthParams,
-  options: { signal?: AbortSignal } = {},
+  options: { signal?: AbortSignal; watch?: BandwidthWatch } = {},
 ): Promise<Output> {
   const call = options.signal ? { signal: options.signal } : {};
+  // Through the watch when there is one, so the digest answered is kept for the next pass.
+  const read = () => (options.watch ? options.watch.read(router, call) : readBandwidthObjects(router, call));
   // Several calls share the deadline's signal at once (each adds its abort listener).
   if (options.signal) setMaxListeners(100, options.signal);
   const needed = params.cap !== null || params.users.length > 0;
-  const objects = await readBandwidthObjects(router, call);
+  const objects = await read();
   const { wan, marked, fastTrack: userFastTrack } = objects;
   if (needed && wan === null)
     throw new RouterError('ROUTER_TRAP', 'no active default route: the WAN interface is unknown');
@@ -147,7 +150,7 @@ export async function applyBandwidth(
     state: params.cap !== null ? 'ON' : 'OFF',
     users: params.users.length,
     wan_interface: needed ? wan : null,
-    digest: bandwidthDigest(wrote ? await readBandwidthObjects(router, call) : objects),
+    digest: bandwidthDigest(wrote ? await read() : objects),
   };
 }
 

@@ -1,11 +1,10 @@
 // The router's bandwidth objects as `bandwidth.apply` reads them, and their digest. A pass over a
-// router whose params did not change sends `bandwidth.digest` (a read, no params) and compares the
-// answer with the digest `bandwidth.apply` gave last time: equal means nothing to write, so the
-// whole plan is neither sent nor compared. The digest covers every property the plan writes, the
+// router whose params did not change sends `bandwidth.digest` (a read, no params; answered by
+// bandwidth-watch.ts) and compares the answer with the digest `bandwidth.apply` gave last time:
+// equal means nothing to write, so the whole plan is neither sent nor compared. The digest covers every property the plan writes, the
 // order of the marked rules, where the hold rules sit against the site's FastTrack rule, and the
 // WAN interface, so anything `bandwidth.apply` would correct changes it.
 import { createHash } from 'node:crypto';
-import type { CommandOutput } from '../../protocol/index.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import { parseRouterOsBoolean } from '../routeros/ros-values.js';
 import { findWanInterface } from '../routeros/wan-interface.js';
@@ -137,14 +136,4 @@ export function bandwidthDigest(objects: BandwidthObjects): string {
     }
   }
   return hash.digest('hex').slice(0, 32);
-}
-
-/** `bandwidth.digest`: reads the marked objects and answers their digest; writes nothing. */
-export async function readBandwidthDigest(
-  router: RouterConnection,
-  options: { signal?: AbortSignal } = {},
-): Promise<CommandOutput<'bandwidth.digest'>> {
-  const objects = await readBandwidthObjects(router, options.signal ? { signal: options.signal } : {});
-  const found = Object.values(objects.marked).reduce((n, rows) => n + rows.length, 0);
-  return { digest: bandwidthDigest(objects), found, wan_interface: objects.wan };
 }

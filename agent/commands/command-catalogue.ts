@@ -35,7 +35,7 @@ import { applyBandwidth, readActiveUsage } from './bandwidth-apply.js';
 import { removeHotspotActive } from './hotspot-active-remove.js';
 import { sendDisconnect } from './radius-disconnect.js';
 import type { CoaForwarder } from '../radius-relay/coa-forwarder.js';
-import { readBandwidthDigest } from './bandwidth-digest.js';
+import { BandwidthWatch } from './bandwidth-watch.js';
 
 /** What a handler gets: the router, checked params, and a signal that fires at the deadline. */
 export interface CommandContext<N extends CommandName> {
@@ -67,8 +67,15 @@ export interface CatalogueDeps {
   loginStore?: RouterLoginStore;
 }
 
-/** The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its result. */
-export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): CommandCatalogue => ({
+/**
+ * The handlers that drive a RouterOS router; `logger` hears what a handler cannot report in its
+ * result; `bandwidth` is what the agent knows of the router's bandwidth objects between passes.
+ */
+export const routerCatalogue = (
+  logger: AgentLogger,
+  deps: CatalogueDeps = {},
+  bandwidth = new BandwidthWatch(),
+): CommandCatalogue => ({
   'router.facts': ({ router, signal }) => readFacts(router, { signal }),
   'router.ping': ({ router, signal }) => ping(router, { signal }),
   'hotspot.users.export': ({ router, params, signal }) =>
@@ -121,13 +128,14 @@ export const routerCatalogue = (logger: AgentLogger, deps: CatalogueDeps = {}): 
   'equipment.unpin': ({ router, params, signal }) => unpinEquipment(router, params.device_id, { signal }),
   'router.services': ({ router, signal }) => readRouterServices(router, { signal }),
   'hotspot.active.usage': ({ router, signal }) => readActiveUsage(router, { signal }),
-  'bandwidth.apply': ({ router, params, signal }) => applyBandwidth(router, params, { signal }),
+  'bandwidth.apply': ({ router, params, signal }) =>
+    applyBandwidth(router, params, { signal, watch: bandwidth }),
   // network-quality kick
   'radius.disconnect': ({ params, command, signal }) =>
     sendDisconnect(deps.coa?.(), { packet: params.packet, id: command.id, signal }),
   'hotspot.active.remove': ({ router, params, signal }) =>
     removeHotspotActive(router, { user: params.user, address: params.address, signal }),
-  'bandwidth.digest': ({ router, signal }) => readBandwidthDigest(router, { signal }),
+  'bandwidth.digest': ({ router, signal }) => bandwidth.digest(router, { signal }),
 });
 
 /** Command names this build executes, announced in hello. */

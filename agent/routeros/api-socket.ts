@@ -35,6 +35,11 @@ export interface ApiCallOptions {
   onRecord?: (attrs: ApiAttributes) => void;
   /** Traps during login mean refused credentials. */
   phase?: TrapPhase;
+  /**
+   * A command that runs until cancelled (`listen`): no silence deadline (its replies come only
+   * when something changes), and it does not hold the process open; it ends with the link.
+   */
+  untimed?: boolean;
 }
 
 export interface ApiSocketOptions {
@@ -74,6 +79,8 @@ export class ApiSocket {
   /** Tags whose caller is gone (trap, cancel, abort): late replies land here. */
   private readonly draining = new Set<string>();
   private nextTag = 1;
+  /** Pending calls with a deadline: while there are some, the socket holds the process open. */
+  private timedCalls = 0;
   private connected = false;
   private down: RouterError | undefined;
   private lastSocketError: unknown;
@@ -140,13 +147,16 @@ export class ApiSocket {
         detachAbort: undefined,
       };
       this.pending.set(tag, call);
-      this.armTimer(tag, call, options.timeoutMs);
+      if (!options.untimed) {
+        this.timedCalls++;
+        this.armTimer(tag, call, options.timeoutMs);
+      }
       if (signal) {
         const onAbort = (): void => this.abandon(tag, abortReason(signal));
         signal.addEventListener('abort', onAbort, { once: true });
         call.detachAbort = () => signal.removeEventListener('abort', onAbort);
       }
-      this.socket.ref();
+      if (!options.untimed) this.socket.ref();
       this.send([...words, `.tag=${tag}`]);
     });
   }
@@ -178,7 +188,7 @@ export class ApiSocket {
     // keepalive makes the OS notice a peer that vanished while the link is idle
     this.socket.setKeepAlive(true, this.options.keepaliveMs);
     for (const w of this.waiters.splice(0)) w.resolve();
-    if (this.pending.size === 0) this.socket.unref();
+    if (this.timedCalls === 0) this.socket.unref();
   }
 
   private onSocketError(err: Error): void {
@@ -339,7 +349,8 @@ export class ApiSocket {
     clearTimeout(call.timer);
     call.detachAbort?.();
     this.pending.delete(tag);
-    if (this.pending.size === 0 && this.connected) this.socket.unref();
+    if (!call.options.untimed) this.timedCalls--;
+    if (this.timedCalls === 0 && this.connected) this.socket.unref();
   }
 
   /** Gives up on a call without dropping the link: /cancel it and swallow what still comes. */

@@ -262,6 +262,36 @@ export class RouterConnection {
     return count;
   }
 
+  /**
+   * `listen` on a menu: `onChange` hears each `!re` the router sends when an entry is added, set or
+   * removed, until `signal` aborts or the link drops. Resolves once the command is sent, with the
+   * session it runs on (see `session`) and `ended`, which settles when it stops (never rejects).
+   */
+  async listen(
+    path: string,
+    onChange: () => void,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ session: object; ended: Promise<unknown> }> {
+    const api = await untilAborted(this.link(), options.signal);
+    const ended = api
+      .call([`${normalisePath(path)}/listen`], {
+        timeoutMs: this.timeoutMs,
+        untimed: true,
+        onRecord: () => onChange(),
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    return { session: api, ended };
+  }
+
+  /** The open API session calls go through now (opaque; another object once the link was reopened). */
+  get session(): object | undefined {
+    return this.api?.isOpen ? this.api : undefined;
+  }
+
   /** `add`; resolves to the new item's id (e.g. "*1A"). */
   async add(
     path: string,

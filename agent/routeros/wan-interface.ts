@@ -1,8 +1,8 @@
 // The router's WAN: the interface its active default route leaves through. Read from the route's
-// gateway interface as the version prints it (capabilities.ts), else from the address whose
-// network holds the gateway, else the gateway itself when it names an interface (pppoe-out1).
+// gateway interface as the version prints it (`immediate-gw` on 7, `gateway-status` on 6: the one
+// printed tells which, so no read of the version is needed), else from the address whose network
+// holds the gateway, else the gateway itself when it names an interface (pppoe-out1).
 import type { RouterCallOptions, RouterConnection } from './router-connection.js';
-import { readCapabilities } from './read-facts.js';
 import { parseRouterOsBoolean } from './ros-values.js';
 
 const ipToInt = (ip: string): number | undefined => {
@@ -36,22 +36,20 @@ export async function findWanInterface(
   router: RouterConnection,
   options: RouterCallOptions = {},
 ): Promise<string | undefined> {
-  // Both reads in flight together, each asking only for what is used here.
-  const [caps, routes] = await Promise.all([
-    readCapabilities(router, options),
-    router.print('/ip/route', {
-      ...options,
-      where: { 'dst-address': '0.0.0.0/0' },
-      proplist: ['active', 'disabled', 'distance', 'gateway', 'immediate-gw', 'gateway-status'],
-    }),
-  ]);
+  // One read, asking only for what is used here.
+  const routes = await router.print('/ip/route', {
+    ...options,
+    where: { 'dst-address': '0.0.0.0/0' },
+    proplist: ['active', 'disabled', 'distance', 'gateway', 'immediate-gw', 'gateway-status'],
+  });
   const active = routes.filter(
     (r) => parseRouterOsBoolean(r.active) !== false && parseRouterOsBoolean(r.disabled) !== true,
   );
   const route = active.sort((a, b) => Number(a.distance ?? 1) - Number(b.distance ?? 1))[0];
   if (!route) return undefined;
-  const form = caps?.properties.routeGatewayInterface ?? 'immediate-gw';
-  const named = gatewayInterface(route[form], form);
+  const named =
+    gatewayInterface(route['immediate-gw'], 'immediate-gw') ??
+    gatewayInterface(route['gateway-status'], 'gateway-status');
   if (named) return named;
   const gateway = (route.gateway ?? '').split(',')[0]?.split('%')[0]?.trim() ?? '';
   if (ipToInt(gateway) === undefined) return gateway || undefined;

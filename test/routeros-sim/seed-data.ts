@@ -172,7 +172,11 @@ export function seedRouter(state: RouterState, identityName: string, options: Se
   state.table('/ip/route').insert({
     'dst-address': '0.0.0.0/0',
     gateway: '192.168.1.1',
-    'immediate-gw': '192.168.1.1%ether1',
+    // RouterOS 7 names the gateway's interface in immediate-gw; 6 has no such property and says it
+    // in gateway-status instead.
+    ...(caps.version.major >= 7
+      ? { 'immediate-gw': '192.168.1.1%ether1' }
+      : { 'gateway-status': '192.168.1.1 reachable via  ether1' }),
     distance: '1',
     active: 'true',
     dynamic: 'true',
