@@ -53,9 +53,28 @@ export class RelayPool extends Agent {
     const { allocationId, dstnatPort, lanIp, servicePort, protocol } = target;
     return {
       agent: this,
-      relayKey: [tenantId, deviceId, allocationId, dstnatPort, protocol, lanIp, servicePort].join('|'),
+      relayKey: [allocationId, tenantId, deviceId, dstnatPort, protocol, lanIp, servicePort].join('|'),
       relayTarget: target,
     };
+  }
+
+  /**
+   * Closes the idle connections kept on a router's link, for a stream its agent refused: it takes
+   * a bounded number at once (MAX_STREAMS), idle ones included. The closings reach the agent before
+   * the next opening (one ordered link). Returns how many were closed.
+   */
+  closeIdle(allocationId: string): number {
+    let closed = 0;
+    for (const [key, sockets] of Object.entries(this.freeSockets)) {
+      if (!key.startsWith(`${allocationId}|`)) continue;
+      for (const socket of sockets ?? []) {
+        // one closed already leaves the list only at its 'close', a turn of the loop later
+        if (socket.destroyed) continue;
+        socket.destroy();
+        closed++;
+      }
+    }
+    return closed;
   }
 
   override getName(options?: PoolRequestOptions): string {

@@ -86,14 +86,16 @@ export async function openAndRelay(
   querystring: string,
 ): Promise<void> {
   const target = await deps.equipment.relayTarget(tenantId, deviceId);
-  const options = deps.pool.requestOptions(tenantId, deviceId, target);
+  const { pool } = deps;
+  const options = pool.requestOptions(tenantId, deviceId, target);
   // A kept connection the device closed while idle fails before any answer: a request without a
   // body that may be repeated goes again (on another kept one, or a new one); others fail.
   const repeatable = IDEMPOTENT.has(ctx.method) && !hasBody(ctx.req);
-  // Bounded: a new connection is never `stale`, and each stale one has left the pool.
+  // Bounded: a new connection is never `stale` unless idle ones were closed for it, and each
+  // stale one has left the pool.
   let outcome: 'sent' | 'stale';
   do {
-    outcome = await relay(ctx, options, target, path, querystring, deps.timeoutMs, repeatable);
+    outcome = await relay(ctx, pool, options, target, path, querystring, deps.timeoutMs, repeatable);
   } while (outcome === 'stale');
 }
 
@@ -113,10 +115,12 @@ function notOpened(err: Error): err is StreamOpenError {
 
 /**
  * One attempt: `sent` once the device's answer is the response body, `stale` when a kept
- * connection turned out closed before anything came back (and the request may go again).
+ * connection turned out closed before anything came back, or the agent refused a new stream while
+ * idle ones held its places (closed now): the request may go again.
  */
 function relay(
   ctx: Context,
+  pool: RelayPool,
   options: ReturnType<RelayPool['requestOptions']>,
   target: RelayTarget,
   path: string,
@@ -154,7 +158,13 @@ function relay(
       clearTimeout(timer);
       ctx.req.off('aborted', onAborted);
       if (err instanceof AppError) return reject(err);
-      if (upstream.reusedSocket && repeatable && !ctx.req.destroyed) return resolve('stale');
+      if (repeatable && !ctx.req.destroyed) {
+        if (upstream.reusedSocket) return resolve('stale');
+        // the agent's streams are all taken, some by idle kept connections: those go, then this again
+        if (notOpened(err) && err.reason === 'refused' && pool.closeIdle(target.allocationId) > 0) {
+          return resolve('stale');
+        }
+      }
       reject(
         notOpened(err)
           ? new AppError('DEVICE_RELAY_FAILED', 'The router did not accept the connection to the device', {

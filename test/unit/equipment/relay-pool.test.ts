@@ -5,30 +5,47 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { AppError } from '../../../controller/core/app-error.js';
 import { errorMiddleware } from '../../../controller/http/error-middleware.js';
-import type { RelayStream } from '../../../controller/hub/index.js';
+import { StreamOpenError, type RelayStream } from '../../../controller/hub/index.js';
 import { RelayPool, type RelayTarget } from '../../../controller/modules/equipment/relay-pool.js';
 import { relayMiddleware } from '../../../controller/modules/equipment/relay.js';
 import type { EquipmentService } from '../../../controller/modules/equipment/service.js';
 
 const DEVICE_A = '0b7e6f4e-6a57-4a53-9a43-7d2f1b7e0a01';
 const DEVICE_B = '0b7e6f4e-6a57-4a53-9a43-7d2f1b7e0a02';
+const DEVICE_C = '0b7e6f4e-6a57-4a53-9a43-7d2f1b7e0a03';
 
 const listen = async <T extends Server | ReturnType<typeof createTcpServer>>(server: T) => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return (server.address() as AddressInfo).port;
 };
 
-/** A hub whose streams are TCP connections to `port`; `null` plays a link that is down. */
-function fakeHub(port: number | null) {
+/**
+ * A hub whose streams are TCP connections to `port`; `null` plays a link that is down. Past
+ * `limit` streams open at once, the agent refuses the next (as its MAX_STREAMS).
+ */
+function fakeHub(port: number | null, limit = Infinity) {
+  const live = new Set<Socket>();
   const hub = {
     opened: 0,
+    refused: 0,
     openStream: () => {
       if (port === null) return undefined;
+      // a stream closed by the relay is gone for the agent at once (its close goes first on the link)
+      if ([...live].filter((s) => !s.destroyed).length >= limit) {
+        hub.refused++;
+        const stream = Object.assign(new PassThrough(), { setTimeout: () => stream });
+        process.nextTick(() => stream.destroy(new StreamOpenError('refused', 'too many streams')));
+        return stream as unknown as RelayStream;
+      }
       hub.opened++;
-      return connect(port, '127.0.0.1') as unknown as RelayStream;
+      const socket = connect(port, '127.0.0.1');
+      live.add(socket);
+      socket.on('close', () => live.delete(socket));
+      return socket as unknown as RelayStream;
     },
   };
   return hub;
@@ -165,8 +182,7 @@ describe('relay: a kept connection the device closed', () => {
     seen.length = 0;
   });
 
-  async function relayApp() {
-    const hub = fakeHub(port);
+  async function relayApp(hub = fakeHub(port)) {
     const pool = new RelayPool({ hub, idleMs: 5000, maxIdlePerDevice: 6 });
     const equipment = { relayTarget: async () => target() } as unknown as EquipmentService;
     const app = new Koa();
@@ -221,6 +237,57 @@ describe('relay: a kept connection the device closed', () => {
         'DEVICE_RELAY_FAILED',
       );
       expect(seen).to.deep.equal(['1:GET', '1:POST']);
+    } finally {
+      pool.destroy();
+      server.close();
+    }
+  });
+});
+
+describe('relay: the agent out of streams while kept ones idle', () => {
+  let device: Server;
+  let port: number;
+
+  before(async () => {
+    device = createHttpServer((req, res) => res.end(`answer ${req.url}`));
+    port = await listen(device);
+  });
+  after(() => device.close());
+
+  it("closes the router's idle connections and opens the stream again", async () => {
+    const hub = fakeHub(port, 2);
+    const pool = new RelayPool({ hub, idleMs: 5000, maxIdlePerDevice: 6 });
+    const app = new Koa();
+    app.use(errorMiddleware(pino({ level: 'silent' })));
+    app.use(
+      relayMiddleware({
+        equipment: { relayTarget: async () => target() } as unknown as EquipmentService,
+        pool,
+        authenticate: async () =>
+          ({ kind: 'client', tenantId: 'tenant-1' }) as Awaited<
+            ReturnType<Parameters<typeof relayMiddleware>[0]['authenticate']>
+          >,
+        timeoutMs: 5000,
+      }),
+    );
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const call = (device: string) =>
+      fetch(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/clients/topology/access/${device}/x`,
+        {
+          headers: { authorization: 'Bearer t' },
+        },
+      );
+    try {
+      expect((await call(DEVICE_A)).status).to.equal(200);
+      expect((await call(DEVICE_B)).status).to.equal(200);
+      // two idle kept connections hold both places: the third device's stream is refused once
+      const third = await call(DEVICE_C);
+      expect(third.status).to.equal(200);
+      expect(await third.text()).to.equal('answer /x');
+      expect(hub.refused).to.equal(1);
+      expect(hub.opened).to.equal(3);
     } finally {
       pool.destroy();
       server.close();
