@@ -2,6 +2,11 @@
 // a local device (what a stream of the link is to the HTTP client): which requests share a
 // connection, when one closes, and what the relay does when a kept one turns out closed.
 import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Koa from 'koa';
 import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
 import { connect, createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
@@ -59,9 +64,9 @@ const target = (port = 80): RelayTarget => ({
   protocol: 'http',
 });
 
-function get(pool: RelayPool, tenant: string, device: string, path = '/'): Promise<string> {
+function get(pool: RelayPool, tenant: string, device: string, path = '/', to = target()): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ ...pool.requestOptions(tenant, device, target()), path }, (res) => {
+    const req = httpRequest({ ...pool.requestOptions(tenant, device, to), path }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve(body));
@@ -132,6 +137,63 @@ describe('relay pool: connections kept per device and tenant', () => {
     expect(hub.opened).to.equal(5);
     await eventually(() => Object.values(pool.freeSockets).flat().length === 2);
     pool.destroy();
+  });
+
+  it('an https device: TLS over the kept stream, reused, then closed with the stream under it', async function () {
+    // a self-signed certificate, as embedded web servers have (made here: no key in the repository)
+    const dir = mkdtempSync(join(tmpdir(), 'tn-relay-tls-'));
+    let tls: ReturnType<typeof createHttpsServer>;
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=device',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      );
+      tls = createHttpsServer(
+        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+        (req, res) => res.end(`tls ${req.url} on ${req.socket.remotePort}`),
+      );
+    } catch {
+      rmSync(dir, { recursive: true, force: true });
+      return this.skip();
+    }
+    rmSync(dir, { recursive: true, force: true });
+    const tlsPort = await listen(tls);
+    const streams: Socket[] = [];
+    const hub = {
+      openStream: () => {
+        const socket = connect(tlsPort, '127.0.0.1');
+        streams.push(socket);
+        return socket as unknown as RelayStream;
+      },
+    };
+    const pool = new RelayPool({ hub, idleMs: 50, maxIdlePerDevice: 6 });
+    const https = { ...target(443), protocol: 'https' as const };
+    try {
+      const a = await get(pool, 'tenant-1', DEVICE_A, '/a', https);
+      const b = await get(pool, 'tenant-1', DEVICE_A, '/b', https);
+      expect(a).to.match(/^tls \/a on /);
+      expect(b.split(' on ')[1]).to.equal(a.split(' on ')[1]);
+      expect(streams).to.have.length(1);
+      await eventually(() => streams[0]!.destroyed);
+    } finally {
+      pool.destroy();
+      tls.close();
+    }
   });
 
   it('a link that is down is EQUIPMENT_LINK_DOWN', async () => {
