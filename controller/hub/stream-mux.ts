@@ -47,6 +47,10 @@ export class RelayStream extends Duplex {
   #owed = 0;
   #pending: { chunk: Buffer; at: number; cb: (err?: Error | null) => void } | undefined;
   #closedByPeer = false;
+  /** Idle time after which 'timeout' is emitted (0: never), as `net.Socket#setTimeout`. */
+  timeout = 0;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #lastActive = 0;
 
   constructor(
     readonly id: string,
@@ -72,6 +76,7 @@ export class RelayStream extends Duplex {
   }
 
   data(bytes: Buffer): void {
+    this.#touch();
     this.#owed += bytes.length;
     // when the reader is behind, `_read` grants once it has caught up
     if (this.push(bytes)) this.#grant();
@@ -94,7 +99,58 @@ export class RelayStream extends Duplex {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.#touch();
     this.#sendFrom(chunk, 0, cb);
+  }
+
+  // What an HTTP client's keep-alive pool (node:http Agent) asks of a socket: an idle timeout that
+  // really fires (it closes a pooled stream nobody used for that long); the rest has no meaning on
+  // a stream of the link (no TCP options, nothing that holds the event loop).
+  setTimeout(ms: number, callback?: () => void): this {
+    // as a socket: 0 takes the callback off again, which HTTP clients rely on
+    if (callback) {
+      if (ms === 0) this.off('timeout', callback);
+      else this.once('timeout', callback);
+    }
+    this.timeout = ms;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#touch();
+    return this;
+  }
+
+  // Activity: the idle time starts again. As with a socket, 'timeout' comes once per idle spell.
+  #touch(): void {
+    this.#lastActive = performance.now();
+    if (this.timeout > 0 && !this.#idleTimer && !this.destroyed) this.#armIdle(this.timeout);
+  }
+
+  #armIdle(delay: number): void {
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.timeout <= 0) return;
+      const idle = performance.now() - this.#lastActive;
+      if (idle >= this.timeout) this.emit('timeout');
+      // active meanwhile: wait for the rest of the idle time only (one timer, not one per chunk)
+      else this.#armIdle(this.timeout - idle);
+    }, delay);
+    this.#idleTimer.unref();
+  }
+
+  setKeepAlive(): this {
+    return this;
+  }
+
+  setNoDelay(): this {
+    return this;
+  }
+
+  ref(): this {
+    return this;
+  }
+
+  unref(): this {
+    return this;
   }
 
   #sendFrom(chunk: Buffer, from: number, cb: (err?: Error | null) => void): void {
@@ -111,6 +167,7 @@ export class RelayStream extends Duplex {
   }
 
   override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    clearTimeout(this.#idleTimer);
     if (!this.#closedByPeer) {
       this.mux.send('stream_close', { id: this.id, reason: err ? 'error' : 'end' });
     }

@@ -27,8 +27,11 @@ export interface ControllerOptions {
   migration?: Partial<Omit<MigrationOptions, 'autoConfirm'>>;
   /** Tests replace the push sender, or the HTTP client under the FCM sender (never the network). */
   pushSender?: PushSender;
-  /** Tests shorten how long the equipment relay waits for a device's answer, and the web access idle time. */
-  equipment?: { relayTimeoutMs?: number; webAccessIdleMs?: number };
+  /**
+   * Tests shorten how long the equipment relay waits for a device's answer, how long it keeps an
+   * idle connection to a device, and the web access idle time.
+   */
+  equipment?: { relayTimeoutMs?: number; relayKeepIdleMs?: number; webAccessIdleMs?: number };
   httpClient?: HttpClient;
   /** Tests inject a fake {vpn_host} end and shorten the management probe's waits. */
   remoteAccess?: { vpnHost?: VpnHost; probe?: Partial<ProbeOptions> };

@@ -10,6 +10,7 @@
 //   port, where nothing listens (reset). A rule removed, disabled or changed breaks new connections;
 //   those already tracked keep going;
 // - a device that is off does not answer: the connection is held unanswered, as a SYN with no reply;
+//   its connections already forwarded go silent too (so does a device moved to another address);
 // - netwatch probes each enabled entry every `interval`: `type=tcp-conn` (7.4+) opens a TCP
 //   connection to `host`:`port`, the other types (and RouterOS 6, which has only ICMP) ask whether
 //   the host answers at all; `status` becomes up or down and `since` the time of the change;
@@ -40,6 +41,8 @@ export interface LanDeviceOptions {
 
 interface LanDevice extends LanDeviceOptions {
   online: boolean;
+  /** Connections forwarded to it, as silence(): what stops them when it goes away. */
+  forwarded: Set<() => void>;
 }
 
 const NETWATCH_TICK_MS = 1000;
@@ -71,7 +74,12 @@ export class SimLan {
   /** Puts a device on the LAN bridge (created with its subnet and DHCP server on first use). */
   addDevice(options: LanDeviceOptions): void {
     this.#ensureBridge();
-    const device: LanDevice = { ...options, mac: options.mac.toUpperCase(), online: true };
+    const device: LanDevice = {
+      ...options,
+      mac: options.mac.toUpperCase(),
+      online: true,
+      forwarded: new Set(),
+    };
     this.#devices.set(device.mac, device);
     const lease = options.lease ?? 'dynamic';
     if (lease !== 'none') {
@@ -98,13 +106,17 @@ export class SimLan {
     const device = this.#device(mac);
     device.online = online;
     if (online) this.#putArp(device);
-    else this.#dropArp(device);
+    else {
+      this.#dropArp(device);
+      this.#silence(device);
+    }
   }
 
   /** The device now uses another address (set by hand on it): its ARP entry follows, a static lease stays. */
   moveDevice(mac: string, address: string): void {
     const device = this.#device(mac);
     this.#dropArp(device);
+    this.#silence(device);
     const lease = this.state.table('/ip/dhcp-server/lease').findBy('mac-address', device.mac);
     if (lease && lease.props.dynamic === 'true') {
       this.state.table('/ip/dhcp-server/lease').update(lease, { address, 'active-address': address });
@@ -209,6 +221,22 @@ export class SimLan {
     socket.on('close', () => upstream.destroy());
     socket.pipe(upstream);
     upstream.pipe(socket);
+    const silence = () => {
+      socket.unpipe(upstream);
+      upstream.unpipe(socket);
+      socket.pause();
+      upstream.destroy();
+      setTimeout(() => socket.destroy(), SILENT_HOLD_MS).unref();
+    };
+    device.forwarded.add(silence);
+    socket.on('close', () => device.forwarded.delete(silence));
+  }
+
+  // The device is gone from its address: what was forwarded to it gets no answer any more (held
+  // like an unanswered connection), not a reset.
+  #silence(device: LanDevice): void {
+    for (const silence of device.forwarded) silence();
+    device.forwarded.clear();
   }
 
   // ---- netwatch ----------------------------------------------------------------

@@ -24,8 +24,8 @@ export interface LiveStackOptions {
   /** The controller's clock: the system clock by default. */
   clock?: Clock;
   logger?: Logger;
-  /** Shorter equipment relay timers (tests of a device that does not answer). */
-  equipment?: { relayTimeoutMs?: number; webAccessIdleMs?: number };
+  /** Shorter equipment relay timers (a device that does not answer, a kept connection closing). */
+  equipment?: { relayTimeoutMs?: number; relayKeepIdleMs?: number; webAccessIdleMs?: number };
 }
 
 export interface LiveSiteOptions {

@@ -6,6 +6,7 @@ import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
 import * as m0050 from './migrations/0050-equipment.js';
 import { relayMiddleware } from './relay.js';
+import { RelayPool } from './relay-pool.js';
 import { equipmentRoutes } from './routes.js';
 import { topologyBlock } from './topology-block.js';
 import { EquipmentService } from './service.js';
@@ -14,6 +15,14 @@ import { WebAccessService } from './web-access.js';
 
 /** How long the relay waits for a device to start answering. */
 const RELAY_TIMEOUT_MS = 30_000;
+
+/**
+ * A kept connection to a device closes after this idle time: under the 5 s many embedded servers
+ * (and Node's) keep theirs, so the relay seldom reuses one the device is closing (docs/decisions.md).
+ */
+const RELAY_KEEP_IDLE_MS = 4_000;
+/** Idle connections kept per device: what a browser opens to one host (six). */
+const RELAY_KEEP_PER_DEVICE = 6;
 
 /** How long a request waits for the agent to run a router change or read. */
 const COMMAND_WAIT_MS = 20_000;
@@ -71,9 +80,15 @@ export const equipmentModule = defineModule({
         .then(({ clientId }) => watch.resume(clientId, allocationId))
         .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
     });
+    const pool = new RelayPool({
+      hub: use('hub'),
+      idleMs: options.equipment?.relayKeepIdleMs ?? RELAY_KEEP_IDLE_MS,
+      maxIdlePerDevice: RELAY_KEEP_PER_DEVICE,
+    });
+    equipment.onClose(() => pool.destroy());
     const relayDeps = {
       equipment,
-      hub: use('hub'),
+      pool,
       authenticate: use('accounts').authenticate,
       timeoutMs: options.equipment?.relayTimeoutMs ?? RELAY_TIMEOUT_MS,
     };

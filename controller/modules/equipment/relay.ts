@@ -3,14 +3,21 @@
 // Every call checks the bearer, the tenant, the device's status and its router's owner again. The
 // request and the answer are streamed both ways (the stream's credit is the backpressure); our
 // `Authorization` header never reaches the device. Runs before the JSON body parser: the body is
-// the device's business, passed on as bytes.
-import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
-import { connect as tlsConnect } from 'node:tls';
+// the device's business, passed on as bytes. The connection to the device is kept for the next
+// request of the same tenant to the same device (relay-pool.ts).
+import {
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+} from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../../core/app-error.js';
-import { StreamOpenError, type AgentHub, type RelayStream } from '../../hub/index.js';
+import { StreamOpenError } from '../../hub/index.js';
 import type { AccountPrincipal } from '../../http/principal.js';
 import { EQUIPMENT_BASE } from './device-view.js';
+import type { RelayPool, RelayTarget } from './relay-pool.js';
 import type { EquipmentService } from './service.js';
 
 const PATH = new RegExp(`^${EQUIPMENT_BASE}/access/([0-9a-fA-F-]{36})(/.*)?$`);
@@ -32,11 +39,14 @@ const HOP = new Set([
 
 export interface RelayDeps {
   equipment: EquipmentService;
-  hub: Pick<AgentHub, 'openStream'>;
+  pool: RelayPool;
   authenticate: (token: string) => Promise<AccountPrincipal | null>;
   /** How long the device has to start answering. */
   timeoutMs: number;
 }
+
+/** Methods a request may be sent again for, when it carries no body (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
 function forwardable(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -45,6 +55,10 @@ function forwardable(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
   }
   return out;
 }
+
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined ||
+  (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
 export function relayMiddleware(deps: RelayDeps): Middleware {
   return async (ctx: Context, next: Next) => {
@@ -62,7 +76,7 @@ export function relayMiddleware(deps: RelayDeps): Middleware {
   };
 }
 
-/** Checks the device again, opens a stream to its router's forward and relays the request on it. */
+/** Checks the device again and relays the request on a connection to it (kept or new). */
 export async function openAndRelay(
   ctx: Context,
   deps: RelayDeps,
@@ -71,18 +85,18 @@ export async function openAndRelay(
   path: string,
   querystring: string,
 ): Promise<void> {
-  {
-    const target = await deps.equipment.relayTarget(tenantId, deviceId);
-    // The request leaves with the stream's opening: no round trip to wait for first.
-    const stream = deps.hub.openStream(target.allocationId, target.dstnatPort);
-    if (!stream) {
-      throw new AppError(
-        'EQUIPMENT_LINK_DOWN',
-        "The router's agent link is down; the device cannot be reached now",
-      );
-    }
-    await relay(ctx, stream, target, path, querystring, deps.timeoutMs);
-  }
+  const target = await deps.equipment.relayTarget(tenantId, deviceId);
+  const { pool } = deps;
+  const options = pool.requestOptions(tenantId, deviceId, target);
+  // A kept connection the device closed while idle fails before any answer: a request without a
+  // body that may be repeated goes again (on another kept one, or a new one); others fail.
+  const repeatable = IDEMPOTENT.has(ctx.method) && !hasBody(ctx.req);
+  // Bounded: a new connection is never `stale` unless idle ones were closed for it, and each
+  // stale one has left the pool.
+  let outcome: 'sent' | 'stale';
+  do {
+    outcome = await relay(ctx, pool, options, target, path, querystring, deps.timeoutMs, repeatable);
+  } while (outcome === 'stale');
 }
 
 async function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrincipal> {
@@ -99,28 +113,33 @@ function notOpened(err: Error): err is StreamOpenError {
   return err instanceof StreamOpenError && (err.reason === 'refused' || err.reason === 'timeout');
 }
 
+/**
+ * One attempt: `sent` once the device's answer is the response body, `stale` when a kept
+ * connection turned out closed before anything came back, or the agent refused a new stream while
+ * idle ones held its places (closed now): the request may go again.
+ */
 function relay(
   ctx: Context,
-  stream: RelayStream,
-  target: { lanIp: string; servicePort: number; protocol: 'http' | 'https' },
+  pool: RelayPool,
+  options: ReturnType<RelayPool['requestOptions']>,
+  target: RelayTarget,
   path: string,
   querystring: string,
   timeoutMs: number,
-): Promise<void> {
+  repeatable: boolean,
+): Promise<'sent' | 'stale'> {
   const search = querystring ? `?${querystring}` : '';
-  return new Promise<void>((resolve, reject) => {
-    const upstream = httpRequest({
+  return new Promise<'sent' | 'stale'>((resolve, reject) => {
+    const upstream: ClientRequest = httpRequest({
+      ...options,
       method: ctx.method,
       path: `${path}${search}`,
       headers: {
         ...forwardable(ctx.req.headers),
         host: `${target.lanIp}:${target.servicePort}`,
-        connection: 'close',
       },
-      // Embedded web servers use self-signed certificates: the path to them is our own link.
-      createConnection: () =>
-        target.protocol === 'https' ? tlsConnect({ socket: stream, rejectUnauthorized: false }) : stream,
     });
+    const onAborted = () => upstream.destroy();
     const timer = setTimeout(() => {
       upstream.destroy();
       reject(new AppError('DEVICE_NOT_RESPONDING', 'The device did not answer in time'));
@@ -133,12 +152,19 @@ function relay(
       for (const [name, value] of Object.entries(res.headers)) {
         if (value !== undefined && !HOP.has(name)) ctx.set(name, value as string | string[]);
       }
-      res.once('close', () => stream.destroy());
-      resolve();
+      resolve('sent');
     });
     upstream.once('error', (err) => {
       clearTimeout(timer);
-      stream.destroy();
+      ctx.req.off('aborted', onAborted);
+      if (err instanceof AppError) return reject(err);
+      if (repeatable && !ctx.req.destroyed) {
+        if (upstream.reusedSocket) return resolve('stale');
+        // the agent's streams are all taken, some by idle kept connections: those go, then this again
+        if (notOpened(err) && err.reason === 'refused' && pool.closeIdle(target.allocationId) > 0) {
+          return resolve('stale');
+        }
+      }
       reject(
         notOpened(err)
           ? new AppError('DEVICE_RELAY_FAILED', 'The router did not accept the connection to the device', {
@@ -147,7 +173,9 @@ function relay(
           : new AppError('DEVICE_RELAY_FAILED', `The device's connection failed: ${err.message}`),
       );
     });
-    ctx.req.pipe(upstream);
-    ctx.req.once('aborted', () => upstream.destroy());
+    // nothing to carry: ended at once (so the request can go again), else the body streams on
+    if (repeatable) upstream.end();
+    else ctx.req.pipe(upstream);
+    ctx.req.once('aborted', onAborted);
   });
 }

@@ -228,11 +228,15 @@ export class EquipmentService {
    * its router still the client's on its slot, and that slot's link up.
    */
   async relayTarget(clientId: string, id: string) {
-    const row = await this.device(clientId, id);
+    // both reads at once (they only need the tenant): one database round trip of wait, not two
+    const [row, allocations] = await Promise.all([
+      this.device(clientId, id),
+      this.deps.allocations.list(clientId),
+    ]);
     if (row.status !== 'ACTIVE') {
       throw new AppError('DEVICE_NOT_ACTIVE', 'The access to this device is not in place on its router');
     }
-    const { owner, allocation } = await this.owners.check(clientId, row);
+    const { owner, allocation } = ownerCheck(allocations, row);
     if (owner !== 'OK' || row.needs_revalidation === 1) {
       throw new AppError('DEVICE_NOT_ACTIVE', 'This device must be confirmed again before it can be opened', {
         details: { reason: owner !== 'OK' ? owner : row.hardware_reason },

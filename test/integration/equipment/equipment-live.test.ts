@@ -3,7 +3,7 @@
 // real agent runtime. The router's menus and a TCP connection through the forward are the proof.
 import { expect } from 'chai';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { newId } from '../../../controller/core/ids.js';
 import { forEachDatabase } from '../../support/databases.js';
@@ -23,10 +23,16 @@ const SLICE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 791
 
 /**
  * An HTTP device: `/big` streams 100 MB (with backpressure), a POST echoes its body, anything else
- * answers `<name> <method> <path>`; the `Authorization` it received is named in `x-seen-auth`.
+ * answers `<name> <method> <path>`; the `Authorization` it received is named in `x-seen-auth`, the
+ * connection it came on (the router's side of it) in `x-connection`, and `sockets` holds them.
  */
-async function httpDevice(name: string): Promise<{ server: Server; port: number }> {
+async function httpDevice(
+  name: string,
+): Promise<{ server: Server; port: number; sockets: Map<string, Socket> }> {
+  const sockets = new Map<string, Socket>();
   const server = createServer((req, res) => {
+    sockets.set(String(req.socket.remotePort), req.socket);
+    res.setHeader('x-connection', String(req.socket.remotePort));
     res.setHeader('x-seen-auth', req.headers.authorization ?? 'none');
     res.setHeader('x-seen-cookie', req.headers.cookie ?? 'none');
     if (req.url === '/big') {
@@ -51,7 +57,7 @@ async function httpDevice(name: string): Promise<{ server: Server; port: number 
     res.end(`${name} ${req.method} ${req.url}`);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: (server.address() as AddressInfo).port, sockets };
 }
 
 /** GET through the router's forward (the way the agent dials it); the body, or the error's code. */
@@ -99,6 +105,7 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
   };
   let apId = '';
   let apPort = 0;
+  let apSockets = new Map<string, Socket>();
 
   before(async function () {
     this.timeout(60_000);
@@ -108,7 +115,7 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
         equipmentDeviceDomain: 'devices.test',
         equipmentDeviceScheme: 'http',
       },
-      equipment: { relayTimeoutMs: 1500 },
+      equipment: { relayTimeoutMs: 1500, relayKeepIdleMs: 1000 },
     });
     a = await stack.addSite({ serial: SERIAL_7, version: '7.19', identity: 'Site-7' });
     b = await stack.addSite({ serial: SERIAL_6, version: '6.49.10', identity: 'Site-6', host: '127.0.0.2' });
@@ -116,6 +123,7 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     const cam = await httpDevice('cam');
     const ap6 = await httpDevice('ap6');
     servers.push(ap.server, cam.server, ap6.server);
+    apSockets = ap.sockets;
     a.sim.lan.addDevice({
       address: '192.168.50.20',
       mac: AP_MAC,
@@ -252,6 +260,27 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     expect(foreign.status).to.equal(404);
     expect(foreign.body.error.code).to.equal('DEVICE_NOT_FOUND');
     expect((await stack.t.request('GET', `${BASE}/access/${apId}/`)).status).to.equal(401);
+  });
+
+  it('keeps the connection to the device between requests, and closes it once idle', async function () {
+    this.timeout(20_000);
+    const first = await api('GET', `/access/${apId}/a`);
+    const second = await api('GET', `/access/${apId}/b`);
+    expect(second.body).to.equal('ap GET /b');
+    // one connection through the agent and the router's forward for both
+    const connection = String(first.headers['x-connection']);
+    expect(second.headers['x-connection']).to.equal(connection);
+    const socket = apSockets.get(connection)!;
+    expect(socket.destroyed).to.equal(false);
+    // idle past the relay's keep time: closed at the controller, the agent and the router
+    await eventually(
+      async () => socket.destroyed,
+      (closed) => closed,
+      10_000,
+    );
+    const third = await api('GET', `/access/${apId}/c`);
+    expect(third.body).to.equal('ap GET /c');
+    expect(third.headers['x-connection']).not.to.equal(connection);
   });
 
   it('a signed link opens the device on its own host; a cookie keeps it; tampered or foreign links are 403', async function () {

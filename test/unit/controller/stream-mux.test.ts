@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { CONTROLLER_STREAM_WINDOW, StreamMux, StreamOpenError } from '../../../controller/hub/stream-mux.js';
 import { STREAM_EARLY_BYTES } from '../../../protocol/index.js';
 
@@ -91,5 +92,37 @@ describe('controller byte streams (StreamMux)', () => {
     await tick();
     expect(open.destroyed).to.equal(true);
     expect(m.size).to.equal(0);
+  });
+
+  it('times out as a socket does: once per idle spell, later by activity, never once set to 0', () => {
+    const clock = sinon.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const { m } = mux();
+      const stream = m.open(80);
+      let timeouts = 0;
+      stream.on('timeout', () => timeouts++);
+      stream.setTimeout(1000);
+      clock.tick(600);
+      // bytes from the agent: the idle time starts again
+      m.receive({ type: 'stream_data', body: { id: stream.id, data: 'aGk=' } } as never);
+      clock.tick(600);
+      expect(timeouts).to.equal(0);
+      clock.tick(400);
+      expect(timeouts).to.equal(1);
+      clock.tick(5000);
+      expect(timeouts, 'not again while nothing happens').to.equal(1);
+      stream.write(Buffer.from('x'));
+      clock.tick(1000);
+      expect(timeouts, 'idle again after a write').to.equal(2);
+      const callback = sinon.spy();
+      stream.setTimeout(1000, callback);
+      stream.setTimeout(0, callback);
+      clock.tick(5000);
+      expect(callback.called).to.equal(false);
+      expect(timeouts).to.equal(2);
+      stream.destroy();
+    } finally {
+      clock.restore();
+    }
   });
 });
