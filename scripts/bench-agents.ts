@@ -568,13 +568,15 @@ async function growTo(
   workers.forEach((w, i) => w.send({ target: Math.floor(n / procs) + (i < n % procs ? 1 : 0) }));
   const t0 = Date.now();
   let toldAt = t0;
-  for (let conns = 0; (conns = (await getJson<Stats>(ctl, '/stats')).conns) < n; ) {
+  for (let conns = 0; (conns = (await getJson<Stats>(ctl, '/stats')).conns) < n;) {
     if (Date.now() - t0 > Number(opt['connect-seconds']) * 1000)
       throw new Error(`${who}: could not reach ${n} connections in ${opt['connect-seconds']} s`);
     // A slow step says how far it got, so a stall shows whether links fail or just come slowly.
     if (Date.now() - toldAt > 10_000) {
       toldAt = Date.now();
-      console.error(`${who}: ${conns} linked after ${Math.round((toldAt - t0) / 1000)} s ${progress?.() ?? ''}`);
+      console.error(
+        `${who}: ${conns} linked after ${Math.round((toldAt - t0) / 1000)} s ${progress?.() ?? ''}`,
+      );
     }
     await sleep(200);
   }
