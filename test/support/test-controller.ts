@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../controller/config.js';
 import { createController, type Controller } from '../../controller/controller.js';
 import { ManualClock } from '../../controller/core/clock.js';
 import type { TestDatabase, TestDbHandle } from './databases.js';
+import { waitFor } from './wait-for.js';
 
 export interface TestResponse {
   status: number;
@@ -52,6 +53,27 @@ export class TestController {
       // not JSON: keep the text
     }
     return { status: res.statusCode, headers: res.headers, body };
+  }
+
+  /**
+   * Waits until this controller has recorded the allocation's link down, once its agent's socket
+   * closed: no longer held here and DISCONNECTED in the database. The API's view is not enough: it
+   * also says DISCONNECTED for a link whose last sign of life is old by the manual clock, before
+   * the close is written.
+   */
+  async linkRecordedDown(allocationId: string): Promise<void> {
+    await waitFor(
+      async () =>
+        !this.controller.services.hub.holds(allocationId) &&
+        (
+          await this.db.db
+            .selectFrom('agent_links')
+            .select('link_state')
+            .where('allocation_id', '=', allocationId)
+            .executeTakeFirst()
+        )?.link_state === 'DISCONNECTED',
+      { what: `the link of ${allocationId} recorded down` },
+    );
   }
 
   /** Registers an account of a kind and returns its token and id. */

@@ -20,9 +20,9 @@ export interface HubTest {
   /** The test client's allocation as GET /allocations/:id answers it. */
   allocation(id: string): Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   /**
-   * Closes the agent's link and waits until the controller has recorded it DISCONNECTED, which is
-   * what "offline" means to a request (the agent's socket closes before the controller's close
-   * handler has run).
+   * Closes the agent's link and waits until the controller has recorded it down, which is what
+   * "offline" means to a request (the agent's socket closes before the controller's close handler
+   * has run).
    */
   goOffline(agent: FakeAgent): Promise<void>;
 }
@@ -75,10 +75,7 @@ export async function startHub(
     allocation,
     async goOffline(agent: FakeAgent) {
       await agent.link!.close();
-      await eventually(
-        () => allocation(agent.allocationId!),
-        (a) => a.link_state === 'DISCONNECTED',
-      );
+      await t.linkRecordedDown(agent.allocationId!);
     },
   };
 }

@@ -132,7 +132,7 @@ export interface NasTest extends HubTest {
   /** A router of the test client (or of `token`'s client): allocation, enrolled fake agent, FakeRouter. */
   site(serial: string, token?: string): Promise<Site>;
   /** Closes the site's agent link and waits until the controller has recorded it as down. */
-  disconnect(site: Site, token?: string): Promise<void>;
+  disconnect(site: Site): Promise<void>;
   /** Grants the RADIUS licence to a client. */
   license(clientId: string): Promise<void>;
   /** Enrols a site in server mode and answers the 201 body. */
@@ -185,13 +185,9 @@ export async function startNasTest(
       );
       return { serial, allocationId: allocation.id, agent, router };
     },
-    async disconnect(site, token = h.client.token) {
+    async disconnect(site) {
       await site.agent.link!.close();
-      await eventually(
-        async () =>
-          (await h.t.request('GET', `/api/v1/clients/allocations/${site.allocationId}`, { token })).body.data,
-        (a) => a.link_state === 'DISCONNECTED',
-      );
+      await h.t.linkRecordedDown(site.allocationId);
     },
     async enrolActive(site, token = h.client.token) {
       const res = await radius('POST', '/nas', { body: { router_serial: site.serial }, token });
