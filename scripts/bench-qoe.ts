@@ -11,8 +11,8 @@
 //   3. bare: as many points as the link's saturation run took, in INSERTs of 500 rows into a table
 //      shaped like qoe_points;
 // and once: the bytes per day one agent sends at the default interval (60 s).
-// Each router's points are 15 s apart with growing counters, so each one counts usage and runs the
-// alert check, as in the field. Generator and controller share this process (and the machine):
+// Each router's points are 15 s apart with growing counters, so each one counts usage and reads the
+// alert bound, as in the field. Generator and controller share this process (and the machine):
 // the load average is printed with the figures.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
 //     [--paths link,http] [--pg URL]
