@@ -47,6 +47,8 @@ export class QoeBenchLink {
   readonly #key: SigningKey;
   readonly #controller: VerifyingKey;
   readonly #acks = new Map<string, () => void>();
+  readonly #pongs = new Map<number, () => void>();
+  #nextPing = 1;
   #ephemeral: EphemeralKeyPair | undefined;
   #keys: SessionKeys | undefined;
   #onLinked!: () => void;
@@ -72,6 +74,18 @@ export class QoeBenchLink {
     return new Promise((resolve) => {
       this.#acks.set(body.id, resolve);
       this.send('report', body);
+    });
+  }
+
+  /**
+   * A ping over the sealed link; resolves on its pong. The same framing both ways as a report and
+   * its ack, with nothing stored: the link's own cost per message.
+   */
+  ping(): Promise<void> {
+    const t = this.#nextPing++;
+    return new Promise((resolve) => {
+      this.#pongs.set(t, resolve);
+      this.send('ping', { t });
     });
   }
 
@@ -144,6 +158,9 @@ export class QoeBenchLink {
             this.#acks.get(id)?.();
             this.#acks.delete(id);
           }
+        } else if (message.type === 'pong') {
+          this.#pongs.get(message.body.t)?.();
+          this.#pongs.delete(message.body.t);
         } else if (message.type === 'ping') this.send('pong', { t: message.body.t });
         else if (message.type === 'command') {
           const id = message.body.id;

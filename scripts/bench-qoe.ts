@@ -5,6 +5,7 @@
 //      sent as `telemetry` reports `{qoe}`; at saturation (a closed loop of --concurrency points in
 //      flight) the points per second, then paced at the goal rate (routers every 15 s: 667/s) the
 //      p50/p99 per point, report sent → report_ack;
+//   1b. pings over the same links (ping → pong, nothing stored): the link's own cost per message;
 //   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
 //   2b. the same POST without its token (refused before any read or write): what the HTTP stack
 //      and this process's client allow, beside which the HTTP figure is read;
@@ -288,6 +289,8 @@ interface Row {
   httpP99: number;
   /** Requests per second of the same route refused before storage (no token). */
   httpFloor: number;
+  /** Pings per second over the same links (ping → pong, nothing stored). */
+  linkFloor: number;
   /** Mean points per batch at saturation. */
   agentBatch: number;
   httpBatch: number;
@@ -330,6 +333,8 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       return (now.points - b0.points) / Math.max(1, now.batches - b0.batches);
     };
     let agentBatch = NaN;
+    // Pings over the same links at saturation: the sealed round trip's cost with nothing stored.
+    let linkFloor = NaN;
     let httpBatch = NaN;
     let agentSat = { rate: NaN, count: 0 };
     let agentLat = [NaN];
@@ -341,6 +346,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       agentSat = await saturation(routers, viaLink);
       agentBatch = batchMean(b0);
       agentLat = await paced(routers, viaLink, GOAL_RATE);
+      linkFloor = (await saturation(routers, (r) => r.link!.ping())).rate;
     }
     let httpSat = { rate: NaN, count: 0 };
     let httpLat = [NaN];
@@ -386,6 +392,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       httpP50: pct(httpLat, 50),
       httpP99: pct(httpLat, 99),
       httpFloor,
+      linkFloor,
       agentBatch,
       httpBatch,
       bareRate,
@@ -448,6 +455,11 @@ for (const r of rows) {
     );
   }
 }
+for (const r of rows)
+  if (!Number.isNaN(r.linkFloor))
+    console.log(
+      `${r.db}: ping → pong over the same links (nothing stored) ${f(r.linkFloor, 0)} per second; stored points at ${f(r.agentRate / r.linkFloor, 2)}x that rate`,
+    );
 for (const r of rows)
   if (!Number.isNaN(r.httpFloor))
     console.log(
