@@ -9,6 +9,8 @@
 //   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
 //   2b. the same POST without its token (refused before any read or write): what the HTTP stack
 //      and this process's client allow, beside which the HTTP figure is read;
+//   2c. the ingestion alone: the service the route calls, called in this process with the same
+//      tokens and points (no HTTP, no link), the same two figures;
 //   3. bare: as many points as the link's saturation run took, in INSERTs of 500 rows into a table
 //      shaped like qoe_points;
 // and once: the bytes per day one agent sends at the default interval (60 s).
@@ -16,7 +18,7 @@
 // alert bound, as in the field. Generator and controller share this process (and the machine):
 // the load average is printed with the figures.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
-//     [--paths link,http] [--pg URL]
+//     [--paths link,http,direct] [--pg URL]
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -36,14 +38,14 @@ const { values: opt } = parseArgs({
     routers: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '512' },
-    paths: { type: 'string', default: 'link,http' },
+    paths: { type: 'string', default: 'link,http,direct' },
     pg: { type: 'string' },
   },
 });
 const ROUTERS = Number(opt.routers);
 const SECONDS = Number(opt.seconds);
 const CONCURRENCY = Number(opt.concurrency);
-// `--paths http` leaves the agents unlinked (a quicker run while working on the ingestion alone).
+// `--paths http,direct` leaves the agents unlinked (a quicker run while working on the ingestion alone).
 const PATHS = new Set(opt.paths.split(','));
 const GOAL_RATE = ROUTERS / 15;
 const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -281,6 +283,10 @@ async function bareInsert(c: Controller, routers: Router[], count: number): Prom
 
 interface Row {
   db: string;
+  directRate: number;
+  directP50: number;
+  directP99: number;
+  directBatch: number;
   agentRate: number;
   agentP50: number;
   agentP99: number;
@@ -379,12 +385,30 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       httpLat = await paced(routers, http, GOAL_RATE);
       httpFloor = (await saturation(routers, refused)).rate;
     }
-    const bareCount = Math.max(agentSat.count, httpSat.count, 10_000);
+    // The ingestion alone: the service the route calls, called in this process (no HTTP, no link).
+    let directSat = { rate: NaN, count: 0 };
+    let directLat = [NaN];
+    let directBatch = NaN;
+    if (PATHS.has('direct')) {
+      console.log(`[${name}] ingestion called directly…`);
+      const direct: Send = async (r) => {
+        await c.services.qoe.telemetry(r.token, { nas_id: r.nasId, ...point(r) });
+      };
+      const b0 = { ...c.services.qoe.ingestion.stats };
+      directSat = await saturation(routers, direct);
+      directBatch = batchMean(b0);
+      directLat = await paced(routers, direct, GOAL_RATE);
+    }
+    const bareCount = Math.max(agentSat.count, httpSat.count, directSat.count, 10_000);
     console.log(`[${name}] bare INSERT of ${bareCount.toLocaleString('en')} points…`);
     const bareRate = await bareInsert(c, routers, bareCount);
     for (const r of routers) r.link?.close();
     return {
       db: name,
+      directRate: directSat.rate,
+      directP50: pct(directLat, 50),
+      directP99: pct(directLat, 99),
+      directBatch,
       agentRate: agentSat.rate,
       agentP50: pct(agentLat, 50),
       agentP99: pct(agentLat, 99),
@@ -447,6 +471,7 @@ for (const r of rows) {
   for (const [path, rate, batch, p50, p99] of [
     ['agent link', r.agentRate, r.agentBatch, r.agentP50, r.agentP99],
     ['HTTP', r.httpRate, r.httpBatch, r.httpP50, r.httpP99],
+    ['ingestion alone', r.directRate, r.directBatch, r.directP50, r.directP99],
   ] as const) {
     if (Number.isNaN(rate)) continue;
     const ratio = rate / r.bareRate;
