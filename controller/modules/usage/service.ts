@@ -29,6 +29,7 @@ export interface UsageTotals {
 }
 
 const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 
 export class UsageService {
   constructor(
@@ -61,6 +62,15 @@ export class UsageService {
     const changed = new Map<string, UsageRoutersTable>();
     const hours = new Map<string, UsageHoursTable>();
     const updatedAt = iso(this.clock.now());
+    // Every zone's offset is a multiple of 15 minutes: a router day is one value over each UTC
+    // quarter hour, so a batch formats a date once per zone and quarter instead of per reading.
+    const days = new Map<string, string>();
+    const dayOf = (at: Date, zone: string | null) => {
+      const key = `${zone ?? ''} ${Math.floor(at.getTime() / QUARTER_MS)}`;
+      let day = days.get(key);
+      if (day === undefined) days.set(key, (day = routerDay(at, zone).day));
+      return day;
+    };
     const added = points.map((point) => {
       const prev = routers.get(point.allocationId);
       const at = point.at.getTime();
@@ -89,7 +99,7 @@ export class UsageService {
         const bucket = hours.get(key);
         // As one upsert per reading would leave it: the bytes summed, the last reading's day kept
         // (the client of the bucket's first row stays, as on conflict).
-        const localDay = routerDay(point.at, zone).day;
+        const localDay = dayOf(point.at, zone);
         if (bucket) {
           bucket.bytes += bytes;
           bucket.local_day = localDay;
