@@ -240,7 +240,10 @@ export class PointIngestion {
       rows.set(key, row);
       return { row, first: true };
     });
-    const inserted = await q.insertPoints(trx, [...rows.values()]);
+    // In key order: two instances inserting the same points (a bridge sending to both) wait for
+    // each other instead of deadlocking on two keys taken in opposite orders.
+    const sorted = [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+    const inserted = await q.insertPoints(trx, sorted);
     // Replays of points stored earlier answer the event first stored.
     const replayed = [...rows.values()].filter((row) => !inserted.has(row.id));
     const storedId = new Map(
