@@ -46,8 +46,10 @@ export class QoeBenchLink {
   readonly #in = new SequenceGuard();
   readonly #key: SigningKey;
   readonly #controller: VerifyingKey;
-  readonly #acks = new Map<string, () => void>();
-  readonly #pongs = new Map<number, () => void>();
+  readonly #acks = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
+  readonly #pongs = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  /** Set once the controller closed the link: what was in flight is failed, not left waiting. */
+  closedBy: string | undefined;
   #nextPing = 1;
   #ephemeral: EphemeralKeyPair | undefined;
   #keys: SessionKeys | undefined;
@@ -65,14 +67,22 @@ export class QoeBenchLink {
       this.#onLinked = resolve;
       this.#ws.once('close', () => reject(new Error('link closed before the welcome')));
     });
+    this.#ws.on('close', (code, reason) => {
+      this.closedBy = `${code} ${reason.toString()}`;
+      const err = new Error(`link closed (${this.closedBy})`);
+      for (const waiter of [...this.#acks.values(), ...this.#pongs.values()]) waiter.reject(err);
+      this.#acks.clear();
+      this.#pongs.clear();
+    });
     this.#ws.on('message', (raw) => this.#receive(raw));
     this.#ws.on('error', () => undefined);
   }
 
   /** Sends one report; resolves once the controller acknowledged it. */
   report(body: z.input<(typeof MESSAGE_SCHEMAS)['report']>): Promise<void> {
-    return new Promise((resolve) => {
-      this.#acks.set(body.id, resolve);
+    return new Promise((resolve, reject) => {
+      if (this.closedBy) return reject(new Error(`link closed (${this.closedBy})`));
+      this.#acks.set(body.id, { resolve, reject });
       this.send('report', body);
     });
   }
@@ -83,8 +93,9 @@ export class QoeBenchLink {
    */
   ping(): Promise<void> {
     const t = this.#nextPing++;
-    return new Promise((resolve) => {
-      this.#pongs.set(t, resolve);
+    return new Promise((resolve, reject) => {
+      if (this.closedBy) return reject(new Error(`link closed (${this.closedBy})`));
+      this.#pongs.set(t, { resolve, reject });
       this.send('ping', { t });
     });
   }
@@ -155,11 +166,11 @@ export class QoeBenchLink {
           this.#onLinked();
         } else if (message.type === 'report_ack') {
           for (const id of message.body.ids) {
-            this.#acks.get(id)?.();
+            this.#acks.get(id)?.resolve();
             this.#acks.delete(id);
           }
         } else if (message.type === 'pong') {
-          this.#pongs.get(message.body.t)?.();
+          this.#pongs.get(message.body.t)?.resolve();
           this.#pongs.delete(message.body.t);
         } else if (message.type === 'ping') this.send('pong', { t: message.body.t });
         else if (message.type === 'command') {

@@ -185,6 +185,13 @@ async function seed(c: Controller): Promise<Router[]> {
 
 type Send = (r: Router) => Promise<void>;
 
+// A point refused or a link closed under load is counted and printed, never left waiting on.
+const failures = new Map<string, number>();
+const failed = (err: unknown) => {
+  const what = (err as Error).message.slice(0, 120);
+  failures.set(what, (failures.get(what) ?? 0) + 1);
+};
+
 /** Points per second with `CONCURRENCY` in flight for SECONDS, round robin over the routers. */
 async function saturation(routers: Router[], send: Send): Promise<{ rate: number; count: number }> {
   let next = 0;
@@ -194,8 +201,12 @@ async function saturation(routers: Router[], send: Send): Promise<{ rate: number
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < until) {
-        await send(routers[next++ % routers.length]!);
-        count++;
+        try {
+          await send(routers[next++ % routers.length]!);
+          count++;
+        } catch (err) {
+          failed(err);
+        }
       }
     }),
   );
@@ -219,7 +230,7 @@ async function paced(routers: Router[], send: Send, rate: number): Promise<numbe
       owed += rate / 100;
       for (; owed >= 1; owed--) {
         const t0 = process.hrtime.bigint();
-        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0))));
+        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0)), failed));
       }
     }, 10);
   });
@@ -490,6 +501,7 @@ for (const r of rows)
     console.log(
       `${r.db}: the same POST refused before storage (no token) ${f(r.httpFloor, 0)} requests/s; stored points at ${f(r.httpRate / r.httpFloor, 2)}x that rate`,
     );
+for (const [what, n] of failures) console.log(`failed sends: ${n} × ${what}`);
 const bytes = await bytesPerDay();
 console.log(
   `\none agent at the default 60 s interval: ${bytes.frame} bytes per point on the wire (sealed frame + websocket header), ${(bytes.perDay / 1024).toFixed(0)} KiB per day (TLS and TCP overhead not counted)`,
