@@ -11,24 +11,26 @@ export interface PrebuiltFrame {
   readonly frame: Buffer;
 }
 
-// `ws` exposes its Sender class (and its static framer) at runtime; its type package does not.
-interface SenderStatics {
-  frame(
-    data: Buffer,
-    options: { fin: boolean; opcode: number; mask: boolean; readOnly: boolean; rsv1: boolean },
-  ): Buffer[];
-}
-
-/** Frames a text message once, as `ws`'s own sender frames it for a server socket. */
+/**
+ * Frames a text message once: FIN and the text opcode, the payload length (7 bits, or 126 and
+ * 16 bits, or 127 and 64 bits), no mask (a server never masks), then the payload (RFC 6455 5.2).
+ */
 export function prebuildTextFrame(payload: Buffer): PrebuiltFrame {
-  const parts = (WebSocket as unknown as { Sender: SenderStatics }).Sender.frame(payload, {
-    fin: true,
-    opcode: 1,
-    mask: false,
-    readOnly: true,
-    rsv1: false,
-  });
-  return { payload, frame: parts.length === 1 ? parts[0]! : Buffer.concat(parts) };
+  const n = payload.length;
+  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(head + n);
+  frame[0] = 0x81;
+  if (n < 126) frame[1] = n;
+  else if (n < 65_536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(n, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeUInt32BE(Math.floor(n / 2 ** 32), 2);
+    frame.writeUInt32BE(n >>> 0, 6);
+  }
+  payload.copy(frame, head);
+  return { payload, frame };
 }
 
 /**
