@@ -229,6 +229,51 @@ forEachDatabase('realtime broker', (database) => {
     await c.count(7);
     expect(c.offsets.at(-1)).to.equal(7);
   });
+  it('keeps each subscriber gapless and in order through bursts, a subscriber joining midway included', async () => {
+    const tech = await hub.expert();
+    const broker = t.controller.services.realtime;
+    const early = await new Collector(await connected(tech.token), 'support:presence').subscribe();
+    const burst = (from: number) =>
+      Promise.all(Array.from({ length: 20 }, (_, i) => broker.publish('support:presence', { n: from + i })));
+    const first = burst(1);
+    const late = await new Collector(await connected(tech.token), 'support:presence').subscribe();
+    await first;
+    await burst(21);
+    await early.count(40);
+    expect(early.offsets).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(early.data.map((d) => d.n)).size).to.equal(40);
+    // The late one starts wherever its subscribe reply put it, then misses nothing.
+    await late.count(20);
+    const start = late.offsets[0]!;
+    expect(late.offsets).to.deep.equal(Array.from({ length: 41 - start }, (_, i) => start + i));
+  });
+
+  it('writes presence in batches: every subscriber listed, a closed socket gone', async () => {
+    const techs = await Promise.all([hub.expert(), hub.expert(), hub.expert()]);
+    const subscribed = await Promise.all(
+      techs.map(async (tech) => {
+        const client = await connected(tech.token);
+        await new Collector(client, 'support:presence').subscribe();
+        return client;
+      }),
+    );
+    const [watcher, , leaving] = subscribed;
+    expect(await watcher!.presenceStats('support:presence')).to.deep.equal({ numClients: 3, numUsers: 3 });
+    leaving!.disconnect();
+    let stats = await watcher!.presenceStats('support:presence');
+    for (let i = 0; stats.numClients !== 2 && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      stats = await watcher!.presenceStats('support:presence');
+    }
+    expect(stats).to.deep.equal({ numClients: 2, numUsers: 2 });
+    const who = await watcher!.presence('support:presence');
+    expect(
+      Object.values(who.clients)
+        .map((c) => c.user)
+        .sort(),
+    ).to.deep.equal([techs[0]!.id, techs[1]!.id].sort());
+  });
+
   it('closes 3012 a socket that leaves a ping unanswered; the client, which answers, stays', async function () {
     this.timeout(20_000);
     // A controller of its own pinging every second.
