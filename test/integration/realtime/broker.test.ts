@@ -274,6 +274,23 @@ forEachDatabase('realtime broker', (database) => {
     ).to.deep.equal([techs[0]!.id, techs[1]!.id].sort());
   });
 
+  it('reads an account once per few seconds of connects: a disabled account is refused after that', async () => {
+    const tech = await hub.expert();
+    await connected(tech.token);
+    await t.db.db
+      .updateTable('accounts')
+      .set({ disabled_at: t.clock.now().toISOString() })
+      .where('id', '=', tech.id)
+      .execute();
+    // Within the cache's five seconds the earlier read stands.
+    await connected(tech.token);
+    t.clock.advance(5_000);
+    const refused = await connect(url, tech.token);
+    clients.push(refused.client);
+    expect(refused.connected).to.equal(false);
+    expect(refused.code).to.equal(3500);
+  });
+
   it('closes 3012 a socket that leaves a ping unanswered; the client, which answers, stays', async function () {
     this.timeout(20_000);
     // A controller of its own pinging every second.
