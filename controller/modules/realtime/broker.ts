@@ -76,6 +76,8 @@ export class RealtimeBroker {
   readonly #knownChannels = new Set<string>();
   /** Channels with a fan-out queued and not started: another announcement adds nothing. */
   readonly #pendingFanOut = new Set<string>();
+  /** Channels whose tail grew and whose subscribers are pushed at the next turn. */
+  readonly #deliveryDue = new Set<string>();
   readonly #sessionDeps: SessionDeps;
   #listening: DbListening | null = null;
   #touch: NodeJS.Timeout | undefined;
@@ -222,17 +224,29 @@ export class RealtimeBroker {
   #accept(channel: string, seq: number, data: string | undefined): void {
     const ns = namespaceOf(channel);
     if (isReplyError(ns)) return;
-    let tail = this.#tails.get(channel);
+    const tail = this.#tails.get(channel);
     if (data === undefined) {
       // Known to exist, not held: whoever is behind it is read from the database.
       if (!tail || seq > tail.top) this.#tails.set(channel, new ChannelTail(seq));
     } else {
-      if (!tail) this.#tails.set(channel, (tail = new ChannelTail(seq - 1)));
-      tail.offer(seq, pushFrame(channel, { seq, data }, ns));
+      const into = tail ?? new ChannelTail(seq - 1);
+      this.#tails.set(channel, into);
+      into.offer(seq, pushFrame(channel, { seq, data }, ns));
     }
+    // Pushed once this turn's announcements are in: a burst goes out as one frame per socket.
+    if (this.#deliveryDue.has(channel)) return;
+    this.#deliveryDue.add(channel);
+    setImmediate(() => {
+      this.#deliveryDue.delete(channel);
+      this.#deliverTail(channel);
+    });
+  }
+
+  /** Pushes to every subscriber the tail can serve; the others are read from the database. */
+  #deliverTail(channel: string): void {
     const subs = this.#subs.get(channel);
-    if (!subs || subs.size === 0) return;
-    tail = this.#tails.get(channel)!;
+    const tail = this.#tails.get(channel);
+    if (!subs || subs.size === 0 || !tail) return;
     let behind = false;
     for (const sub of subs) {
       const at = sub.offset;
