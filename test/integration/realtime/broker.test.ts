@@ -248,6 +248,44 @@ forEachDatabase('realtime broker', (database) => {
     expect(late.offsets).to.deep.equal(Array.from({ length: 41 - start }, (_, i) => start + i));
   });
 
+  it('sends a burst as newline-separated pushes, in offset order, the same frames to every socket at one position', async () => {
+    const tech = await hub.expert();
+    const raw = async () => {
+      const ws = new WebSocket(url);
+      const frames: string[] = [];
+      const subscribed = new Promise<void>((resolve) =>
+        ws.on('message', (m) => {
+          const text = m.toString();
+          if (text.startsWith('{"id":2')) resolve();
+          else if (text.startsWith('{"push"')) frames.push(text);
+        }),
+      );
+      await new Promise((r) => ws.once('open', r));
+      ws.send(
+        `${JSON.stringify({ id: 1, connect: { token: tech.token } })}\n${JSON.stringify({ id: 2, subscribe: { channel: 'support:presence' } })}`,
+      );
+      await subscribed;
+      return { ws, frames };
+    };
+    const a = await raw();
+    const b = await raw();
+    const broker = t.controller.services.realtime;
+    await Promise.all(Array.from({ length: 10 }, (_, n) => broker.publish('support:presence', { n })));
+    const pushes = (frames: string[]) => frames.flatMap((f) => f.split('\n')).map((l) => JSON.parse(l));
+    for (let i = 0; pushes(a.frames).length < 10 || pushes(b.frames).length < 10; i++) {
+      if (i > 250) throw new Error('pushes missing');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const offsets = pushes(a.frames).map((p) => p.push.pub.offset);
+    expect(offsets).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(pushes(a.frames).every((p) => p.push.channel === 'support:presence')).to.equal(true);
+    expect(a.frames.length).to.be.at.most(10);
+    // Both sockets held the same offsets throughout: the same bytes.
+    expect(b.frames).to.deep.equal(a.frames);
+    a.ws.close();
+    b.ws.close();
+  });
+
   it('writes presence in batches: every subscriber listed, a closed socket gone', async () => {
     const techs = await Promise.all([hub.expert(), hub.expert(), hub.expert()]);
     const subscribed = await Promise.all(
