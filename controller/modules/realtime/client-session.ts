@@ -106,10 +106,6 @@ export class ClientSession {
     ws.once('close', () => clearTimeout(idle));
   }
 
-  channels(): string[] {
-    return [...this.#subs.keys()];
-  }
-
   /** A message framed once for many sockets. */
   send(message: PrebuiltFrame): void {
     sendPrebuilt(this.ws, message);
