@@ -192,7 +192,8 @@ export class RealtimeBroker {
     for (const ws of this.#wss.clients) ws.terminate();
     await this.#listening?.close();
     await Promise.allSettled([...this.#chains.values()]);
-    await this.#presence.flush();
+    // Sockets closed last may still queue removals: this instance's rows all go below instead.
+    await this.#presence.stop();
     await q.dropInstance(this.deps.db, this.options.instanceId).catch(() => undefined);
   }
 

@@ -14,6 +14,7 @@ export class PresenceWriter {
   #queue: Op[] = [];
   #running: Promise<void> = Promise.resolve();
   #scheduled = false;
+  #stopped = false;
 
   constructor(
     private readonly db: Db,
@@ -34,7 +35,15 @@ export class PresenceWriter {
     return this.#running;
   }
 
+  /** Writes nothing more (the instance's rows are then dropped whole); waits for a write under way. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#queue = [];
+    await this.#running;
+  }
+
   #push(op: Op): void {
+    if (this.#stopped) return;
     this.#queue.push(op);
     if (this.#scheduled) return;
     this.#scheduled = true;

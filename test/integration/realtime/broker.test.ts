@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 import { Hub } from '../support-hub/hub-fixture.js';
+import { PresenceWriter } from '../../../controller/modules/realtime/presence-writer.js';
 import { Collector, connect, originWebSocket } from './realtime-fixture.js';
 
 const ALLOWED = 'https://app.ticketnet.example';
@@ -310,6 +311,47 @@ forEachDatabase('realtime broker', (database) => {
         .map((c) => c.user)
         .sort(),
     ).to.deep.equal([techs[0]!.id, techs[1]!.id].sort());
+  });
+
+  it('applies presence writes of one turn in order: a removal after its add wins, an add after a removal stands', async () => {
+    const errors: unknown[] = [];
+    const writer = new PresenceWriter(t.db.db, (err) => errors.push(err));
+    const row = (client_id: string, channel = 'support:presence') => ({
+      client_id,
+      channel,
+      user_id: 'u',
+      instance_id: 'writer-test',
+      seen_at: t.clock.now().toISOString(),
+    });
+    writer.add(row('c1'));
+    writer.add(row('c1', 'support:missions'));
+    writer.add(row('c2'));
+    writer.remove('c1', 'support:missions');
+    writer.remove('c2');
+    writer.add(row('c2'));
+    writer.add(row('c3'));
+    writer.remove('c3');
+    await writer.flush();
+    const rows = await t.db.db
+      .selectFrom('realtime_presence')
+      .select(['client_id', 'channel'])
+      .where('instance_id', '=', 'writer-test')
+      .orderBy('client_id')
+      .execute();
+    expect(rows).to.deep.equal([
+      { client_id: 'c1', channel: 'support:presence' },
+      { client_id: 'c2', channel: 'support:presence' },
+    ]);
+    expect(errors).to.deep.equal([]);
+    await writer.stop();
+    writer.add(row('c4'));
+    await writer.flush();
+    const after = await t.db.db
+      .selectFrom('realtime_presence')
+      .select('client_id')
+      .where('client_id', '=', 'c4')
+      .execute();
+    expect(after).to.deep.equal([]);
   });
 
   it('reads an account once per few seconds of connects: a disabled account is refused after that', async () => {
