@@ -46,7 +46,11 @@ export class QoeBenchLink {
   readonly #in = new SequenceGuard();
   readonly #key: SigningKey;
   readonly #controller: VerifyingKey;
-  readonly #acks = new Map<string, () => void>();
+  readonly #acks = new Map<string, { resolve: () => void; reject: (err: Error) => void }>();
+  readonly #pongs = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+  /** Set once the controller closed the link: what was in flight is failed, not left waiting. */
+  closedBy: string | undefined;
+  #nextPing = 1;
   #ephemeral: EphemeralKeyPair | undefined;
   #keys: SessionKeys | undefined;
   #onLinked!: () => void;
@@ -63,15 +67,36 @@ export class QoeBenchLink {
       this.#onLinked = resolve;
       this.#ws.once('close', () => reject(new Error('link closed before the welcome')));
     });
+    this.#ws.on('close', (code, reason) => {
+      this.closedBy = `${code} ${reason.toString()}`;
+      const err = new Error(`link closed (${this.closedBy})`);
+      for (const waiter of [...this.#acks.values(), ...this.#pongs.values()]) waiter.reject(err);
+      this.#acks.clear();
+      this.#pongs.clear();
+    });
     this.#ws.on('message', (raw) => this.#receive(raw));
     this.#ws.on('error', () => undefined);
   }
 
   /** Sends one report; resolves once the controller acknowledged it. */
   report(body: z.input<(typeof MESSAGE_SCHEMAS)['report']>): Promise<void> {
-    return new Promise((resolve) => {
-      this.#acks.set(body.id, resolve);
+    return new Promise((resolve, reject) => {
+      if (this.closedBy) return reject(new Error(`link closed (${this.closedBy})`));
+      this.#acks.set(body.id, { resolve, reject });
       this.send('report', body);
+    });
+  }
+
+  /**
+   * A ping over the sealed link; resolves on its pong. The same framing both ways as a report and
+   * its ack, with nothing stored: the link's own cost per message.
+   */
+  ping(): Promise<void> {
+    const t = this.#nextPing++;
+    return new Promise((resolve, reject) => {
+      if (this.closedBy) return reject(new Error(`link closed (${this.closedBy})`));
+      this.#pongs.set(t, { resolve, reject });
+      this.send('ping', { t });
     });
   }
 
@@ -141,9 +166,12 @@ export class QoeBenchLink {
           this.#onLinked();
         } else if (message.type === 'report_ack') {
           for (const id of message.body.ids) {
-            this.#acks.get(id)?.();
+            this.#acks.get(id)?.resolve();
             this.#acks.delete(id);
           }
+        } else if (message.type === 'pong') {
+          this.#pongs.get(message.body.t)?.resolve();
+          this.#pongs.delete(message.body.t);
         } else if (message.type === 'ping') this.send('pong', { t: message.body.t });
         else if (message.type === 'command') {
           const id = message.body.id;

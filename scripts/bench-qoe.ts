@@ -5,14 +5,20 @@
 //      sent as `telemetry` reports `{qoe}`; at saturation (a closed loop of --concurrency points in
 //      flight) the points per second, then paced at the goal rate (routers every 15 s: 667/s) the
 //      p50/p99 per point, report sent → report_ack;
+//   1b. pings over the same links (ping → pong, nothing stored): the link's own cost per message;
 //   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
+//   2b. the same POST without its token (refused before any read or write): what the HTTP stack
+//      and this process's client allow, beside which the HTTP figure is read;
+//   2c. the ingestion alone: the service the route calls, called in this process with the same
+//      tokens and points (no HTTP, no link), the same two figures;
 //   3. bare: as many points as the link's saturation run took, in INSERTs of 500 rows into a table
 //      shaped like qoe_points;
 // and once: the bytes per day one agent sends at the default interval (60 s).
-// Each router's points are 15 s apart with growing counters, so each one counts usage and runs the
-// alert check, as in the field. Generator and controller share this process (and the machine):
+// Each router's points are 15 s apart with growing counters, so each one counts usage and reads the
+// alert bound, as in the field. Generator and controller share this process (and the machine):
 // the load average is printed with the figures.
-//   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 64] [--pg URL]
+//   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
+//     [--paths link,http,direct] [--pg URL]
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -31,13 +37,16 @@ const { values: opt } = parseArgs({
   options: {
     routers: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '10' },
-    concurrency: { type: 'string', default: '64' },
+    concurrency: { type: 'string', default: '512' },
+    paths: { type: 'string', default: 'link,http,direct' },
     pg: { type: 'string' },
   },
 });
 const ROUTERS = Number(opt.routers);
 const SECONDS = Number(opt.seconds);
 const CONCURRENCY = Number(opt.concurrency);
+// `--paths http,direct` leaves the agents unlinked (a quicker run while working on the ingestion alone).
+const PATHS = new Set(opt.paths.split(','));
 const GOAL_RATE = ROUTERS / 15;
 const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -176,6 +185,13 @@ async function seed(c: Controller): Promise<Router[]> {
 
 type Send = (r: Router) => Promise<void>;
 
+// A point refused or a link closed under load is counted and printed, never left waiting on.
+const failures = new Map<string, number>();
+const failed = (err: unknown) => {
+  const what = (err as Error).message.slice(0, 120);
+  failures.set(what, (failures.get(what) ?? 0) + 1);
+};
+
 /** Points per second with `CONCURRENCY` in flight for SECONDS, round robin over the routers. */
 async function saturation(routers: Router[], send: Send): Promise<{ rate: number; count: number }> {
   let next = 0;
@@ -185,8 +201,12 @@ async function saturation(routers: Router[], send: Send): Promise<{ rate: number
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < until) {
-        await send(routers[next++ % routers.length]!);
-        count++;
+        try {
+          await send(routers[next++ % routers.length]!);
+          count++;
+        } catch (err) {
+          failed(err);
+        }
       }
     }),
   );
@@ -210,7 +230,7 @@ async function paced(routers: Router[], send: Send, rate: number): Promise<numbe
       owed += rate / 100;
       for (; owed >= 1; owed--) {
         const t0 = process.hrtime.bigint();
-        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0))));
+        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0)), failed));
       }
     }, 10);
   });
@@ -274,12 +294,23 @@ async function bareInsert(c: Controller, routers: Router[], count: number): Prom
 
 interface Row {
   db: string;
+  directRate: number;
+  directP50: number;
+  directP99: number;
+  directBatch: number;
   agentRate: number;
   agentP50: number;
   agentP99: number;
   httpRate: number;
   httpP50: number;
   httpP99: number;
+  /** Requests per second of the same route refused before storage (no token). */
+  httpFloor: number;
+  /** Pings per second over the same links (ping → pong, nothing stored). */
+  linkFloor: number;
+  /** Mean points per batch at saturation. */
+  agentBatch: number;
+  httpBatch: number;
   bareRate: number;
 }
 
@@ -305,9 +336,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     console.log(`[${name}] seeding ${ROUTERS.toLocaleString('en')} routers…`);
     const t0 = process.hrtime.bigint();
     const routers = await seed(c);
-    console.log(`[${name}] seeded in ${(ms(t0) / 1000).toFixed(1)} s; linking the agents…`);
-    await connectAll(c, port, routers);
-    console.log(`[${name}] ${ROUTERS.toLocaleString('en')} agents linked; agent link at saturation…`);
+    console.log(`[${name}] seeded in ${(ms(t0) / 1000).toFixed(1)} s`);
     const viaLink: Send = (r) =>
       r.link!.report({
         id: randomUUID(),
@@ -315,8 +344,29 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
         at: new Date().toISOString(),
         data: { qoe: point(r) },
       });
-    const agentSat = await saturation(routers, viaLink);
-    const agentLat = await paced(routers, viaLink, GOAL_RATE);
+    // Mean points per committed batch during a saturation run.
+    const batchMean = (b0: { batches: number; points: number }) => {
+      const now = c.services.qoe.ingestion.stats;
+      return (now.points - b0.points) / Math.max(1, now.batches - b0.batches);
+    };
+    let agentBatch = NaN;
+    // Pings over the same links at saturation: the sealed round trip's cost with nothing stored.
+    let linkFloor = NaN;
+    let httpBatch = NaN;
+    let agentSat = { rate: NaN, count: 0 };
+    let agentLat = [NaN];
+    if (PATHS.has('link')) {
+      console.log(`[${name}] linking the agents…`);
+      await connectAll(c, port, routers);
+      console.log(`[${name}] ${ROUTERS.toLocaleString('en')} agents linked; agent link at saturation…`);
+      const b0 = { ...c.services.qoe.ingestion.stats };
+      agentSat = await saturation(routers, viaLink);
+      agentBatch = batchMean(b0);
+      agentLat = await paced(routers, viaLink, GOAL_RATE);
+      linkFloor = (await saturation(routers, (r) => r.link!.ping())).rate;
+    }
+    let httpSat = { rate: NaN, count: 0 };
+    let httpLat = [NaN];
     console.log(`[${name}] HTTP route…`);
     const http: Send = async (r) => {
       const res = await fetch(`http://127.0.0.1:${port}/api/v1/radius/qoe/telemetry`, {
@@ -327,19 +377,59 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       if (res.status !== 202) throw new Error(`telemetry answered ${res.status}: ${await res.text()}`);
       await res.arrayBuffer();
     };
-    const httpSat = await saturation(routers, http);
-    const httpLat = await paced(routers, http, GOAL_RATE);
-    console.log(`[${name}] bare INSERT of ${agentSat.count.toLocaleString('en')} points…`);
-    const bareRate = await bareInsert(c, routers, Math.max(agentSat.count, 10_000));
+    // The same requests without their token: refused before any read or write, they show what
+    // the HTTP stack itself (and this process's client) allows.
+    const refused: Send = async (r) => {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/radius/qoe/telemetry`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ nas_id: r.nasId, ...point(r) }),
+      });
+      if (res.status !== 401) throw new Error(`telemetry without a token answered ${res.status}`);
+      await res.arrayBuffer();
+    };
+    let httpFloor = NaN;
+    if (PATHS.has('http')) {
+      const b0 = { ...c.services.qoe.ingestion.stats };
+      httpSat = await saturation(routers, http);
+      httpBatch = batchMean(b0);
+      httpLat = await paced(routers, http, GOAL_RATE);
+      httpFloor = (await saturation(routers, refused)).rate;
+    }
+    // The ingestion alone: the service the route calls, called in this process (no HTTP, no link).
+    let directSat = { rate: NaN, count: 0 };
+    let directLat = [NaN];
+    let directBatch = NaN;
+    if (PATHS.has('direct')) {
+      console.log(`[${name}] ingestion called directly…`);
+      const direct: Send = async (r) => {
+        await c.services.qoe.telemetry(r.token, { nas_id: r.nasId, ...point(r) });
+      };
+      const b0 = { ...c.services.qoe.ingestion.stats };
+      directSat = await saturation(routers, direct);
+      directBatch = batchMean(b0);
+      directLat = await paced(routers, direct, GOAL_RATE);
+    }
+    const bareCount = Math.max(agentSat.count, httpSat.count, directSat.count, 10_000);
+    console.log(`[${name}] bare INSERT of ${bareCount.toLocaleString('en')} points…`);
+    const bareRate = await bareInsert(c, routers, bareCount);
     for (const r of routers) r.link?.close();
     return {
       db: name,
+      directRate: directSat.rate,
+      directP50: pct(directLat, 50),
+      directP99: pct(directLat, 99),
+      directBatch,
       agentRate: agentSat.rate,
       agentP50: pct(agentLat, 50),
       agentP99: pct(agentLat, 99),
       httpRate: httpSat.rate,
       httpP50: pct(httpLat, 50),
       httpP99: pct(httpLat, 99),
+      httpFloor,
+      linkFloor,
+      agentBatch,
+      httpBatch,
       bareRate,
     };
   } finally {
@@ -385,20 +475,33 @@ console.log(
   `${ROUTERS.toLocaleString('en')} routers; goal ${f(GOAL_RATE, 0)} points/s (one per router every 15 s), p99 < 50 ms, at least a third of the bare INSERT rate`,
 );
 console.log(
-  '\n| db | path | saturation points/s | p50 / p99 ms at the goal rate | bare INSERT rows/s | ratio to bare | goal rate | p99 | third of bare |',
+  '\n| db | path | saturation points/s | points per batch | p50 / p99 ms at the goal rate | bare INSERT rows/s | ratio to bare | goal rate | p99 | third of bare |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
-  for (const [path, rate, p50, p99] of [
-    ['agent link', r.agentRate, r.agentP50, r.agentP99],
-    ['HTTP', r.httpRate, r.httpP50, r.httpP99],
+  for (const [path, rate, batch, p50, p99] of [
+    ['agent link', r.agentRate, r.agentBatch, r.agentP50, r.agentP99],
+    ['HTTP', r.httpRate, r.httpBatch, r.httpP50, r.httpP99],
+    ['ingestion alone', r.directRate, r.directBatch, r.directP50, r.directP99],
   ] as const) {
+    if (Number.isNaN(rate)) continue;
     const ratio = rate / r.bareRate;
     console.log(
-      `| ${r.db} | ${path} | ${f(rate, 0)} | ${f(p50)} / ${f(p99)} | ${f(r.bareRate, 0)} | ${f(ratio, 3)} | ${pass(rate >= GOAL_RATE)} | ${pass(p99 < 50)} | ${pass(ratio >= 1 / 3)} |`,
+      `| ${r.db} | ${path} | ${f(rate, 0)} | ${f(batch)} | ${f(p50)} / ${f(p99)} | ${f(r.bareRate, 0)} | ${f(ratio, 3)} | ${pass(rate >= GOAL_RATE)} | ${pass(p99 < 50)} | ${pass(ratio >= 1 / 3)} |`,
     );
   }
 }
+for (const r of rows)
+  if (!Number.isNaN(r.linkFloor))
+    console.log(
+      `${r.db}: ping → pong over the same links (nothing stored) ${f(r.linkFloor, 0)} per second; stored points at ${f(r.agentRate / r.linkFloor, 2)}x that rate`,
+    );
+for (const r of rows)
+  if (!Number.isNaN(r.httpFloor))
+    console.log(
+      `${r.db}: the same POST refused before storage (no token) ${f(r.httpFloor, 0)} requests/s; stored points at ${f(r.httpRate / r.httpFloor, 2)}x that rate`,
+    );
+for (const [what, n] of failures) console.log(`failed sends: ${n} × ${what}`);
 const bytes = await bytesPerDay();
 console.log(
   `\none agent at the default 60 s interval: ${bytes.frame} bytes per point on the wire (sealed frame + websocket header), ${(bytes.perDay / 1024).toFixed(0)} KiB per day (TLS and TCP overhead not counted)`,

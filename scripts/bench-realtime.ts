@@ -14,6 +14,7 @@
 // the load average. Loopback only; every process is stopped by its PID.
 //   node --import tsx scripts/bench-realtime.ts [--subscribers 5000] [--procs 4] [--pg URL]
 //     [--single 200] [--bursts 20] [--burst-size 10] [--skip floor,nchan,ours1,ours2] [--out FILE]
+//     [--cpu-prof DIR]
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +40,8 @@ const { values: opt } = parseArgs({
     'wait-ms': { type: 'string', default: '10000' },
     'max-seconds': { type: 'string', default: '1500' },
     out: { type: 'string' },
+    /** A directory: the servers (ours and the floor) write V8 CPU profiles there at exit. */
+    'cpu-prof': { type: 'string' },
   },
 });
 const N = Number(opt.subscribers);
@@ -89,7 +92,11 @@ function server(kind: string, extra: string[] = []) {
       join(ROOT, 'scripts/bench-realtime-server.ts'),
       ['--kind', kind, '--max-seconds', opt['max-seconds'], ...extra],
       {
-        execArgv: ['--import', 'tsx'],
+        execArgv: [
+          '--import',
+          'tsx',
+          ...(opt['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opt['cpu-prof'])] : []),
+        ],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
     ),

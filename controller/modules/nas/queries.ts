@@ -13,6 +13,10 @@ export const findLive = (db: Db, clientId: string, id: string) =>
     .where('status', '<>', 'DELETED')
     .executeTakeFirst();
 
+/** The live NAS among `ids` (any client: the caller checks each one's tenant). */
+export const findLiveMany = (db: Db, ids: readonly string[]) =>
+  db.selectFrom('nas').selectAll().where('id', 'in', ids).where('status', '<>', 'DELETED').execute();
+
 export const findLiveForAllocation = (db: Db, clientId: string, allocationId: string) =>
   db
     .selectFrom('nas')

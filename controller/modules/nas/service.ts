@@ -3,6 +3,7 @@
 // agent (AgentCommandRunner); other modules' data through their services.
 import type { Clock } from '../../core/clock.js';
 import { iso } from '../../core/clock.js';
+import { chunks } from '../../core/chunks.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
@@ -288,6 +289,26 @@ export class NasService {
           role: nas.role,
         }
       : null;
+  }
+
+  /**
+   * `findLive` for many (client, NAS) pairs in a statement per 500 ids: keyed by NAS id, only those
+   * live and of the client asked for.
+   */
+  async findLiveMany(wanted: readonly { clientId: string; nasId: string }[]): Promise<Map<string, LiveNas>> {
+    const clientOf = new Map(wanted.filter((w) => UUID.test(w.nasId)).map((w) => [w.nasId, w.clientId]));
+    const out = new Map<string, LiveNas>();
+    for (const ids of chunks([...clientOf.keys()], 500))
+      for (const nas of await q.findLiveMany(this.deps.db, ids))
+        if (clientOf.get(nas.id) === nas.client_id)
+          out.set(nas.id, {
+            id: nas.id,
+            allocation_id: nas.allocation_id,
+            shortname: nas.shortname,
+            status: nas.status,
+            role: nas.role,
+          });
+    return out;
   }
 
   /** The client's live NAS, oldest first. */

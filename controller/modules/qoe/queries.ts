@@ -1,4 +1,5 @@
 // Every statement on the QoE tables.
+import { chunks } from '../../core/chunks.js';
 import type { Db } from '../../db/database.js';
 import type { QoeAlertsTable, QoeBridgeTokensTable, QoePointsTable, QoeReportsTable } from './tables.js';
 
@@ -11,17 +12,36 @@ export async function saveBridgeToken(db: Db, row: QoeBridgeTokensTable): Promis
     .execute();
 }
 
-export const findBridgeToken = (db: Db, tokenHash: string) =>
-  db.selectFrom('qoe_bridge_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+// Points are 14 columns: 500 a statement stays far below either driver's bound parameters.
+const POINTS_PER_STATEMENT = 500;
 
-/** The bridge tokens issued for an allocation's NAS, newest first (a NAS deleted then enrolled again). */
-export const bridgeTokensOfAllocation = (db: Db, allocationId: string) =>
-  db
-    .selectFrom('qoe_bridge_tokens')
-    .select(['nas_id', 'client_id'])
-    .where('allocation_id', '=', allocationId)
-    .orderBy('issued_at', 'desc')
-    .execute();
+/** The bridge tokens with these hashes. */
+export async function findBridgeTokens(db: Db, tokenHashes: readonly string[]) {
+  const out: QoeBridgeTokensTable[] = [];
+  for (const part of chunks(tokenHashes, 500))
+    out.push(
+      ...(await db.selectFrom('qoe_bridge_tokens').selectAll().where('token_hash', 'in', part).execute()),
+    );
+  return out;
+}
+
+/**
+ * The bridge tokens issued for these allocations' NAS, newest first (a NAS deleted then enrolled
+ * again).
+ */
+export async function bridgeTokensOfAllocations(db: Db, allocationIds: readonly string[]) {
+  const out: Pick<QoeBridgeTokensTable, 'nas_id' | 'client_id' | 'allocation_id'>[] = [];
+  for (const part of chunks(allocationIds, 500))
+    out.push(
+      ...(await db
+        .selectFrom('qoe_bridge_tokens')
+        .select(['nas_id', 'client_id', 'allocation_id'])
+        .where('allocation_id', 'in', part)
+        .orderBy('issued_at', 'desc')
+        .execute()),
+    );
+  return out;
+}
 
 /** Enrolled NAS after `afterNasId` (keyset), for the catch-up job. */
 export const listBridgeTokens = (db: Db, afterNasId: string, limit: number) =>
@@ -33,23 +53,46 @@ export const listBridgeTokens = (db: Db, afterNasId: string, limit: number) =>
     .limit(limit)
     .execute();
 
-/** Inserts the point unless the NAS already sent one at that instant; true when inserted. */
-export async function insertPoint(db: Db, row: QoePointsTable): Promise<boolean> {
-  const result = await db
-    .insertInto('qoe_points')
-    .values(row)
-    .onConflict((oc) => oc.columns(['nas_id', 'observed_at']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+/**
+ * Inserts the points (at most one per NAS and instant among them), leaving out those whose NAS
+ * already sent one at that instant; answers the ids of the rows inserted.
+ */
+export async function insertPoints(db: Db, rows: readonly QoePointsTable[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  for (const part of chunks(rows, POINTS_PER_STATEMENT)) {
+    const done = await db
+      .insertInto('qoe_points')
+      .values(part)
+      .onConflict((oc) => oc.columns(['nas_id', 'observed_at']).doNothing())
+      .returning('id')
+      .execute();
+    for (const r of done) inserted.add(r.id);
+  }
+  return inserted;
 }
 
-export const findPointAt = (db: Db, nasId: string, observedAt: string) =>
-  db
-    .selectFrom('qoe_points')
-    .select(['id', 'observed_at'])
-    .where('nas_id', '=', nasId)
-    .where('observed_at', '=', observedAt)
-    .executeTakeFirst();
+/** The stored points at these (NAS, instant) keys: a superset is read, the caller picks its keys. */
+export async function findPointsAt(db: Db, keys: readonly { nas_id: string; observed_at: string }[]) {
+  const out: { id: string; nas_id: string; observed_at: string }[] = [];
+  for (const part of chunks(keys, 500))
+    out.push(
+      ...(await db
+        .selectFrom('qoe_points')
+        .select(['id', 'nas_id', 'observed_at'])
+        .where(
+          'nas_id',
+          'in',
+          part.map((k) => k.nas_id),
+        )
+        .where(
+          'observed_at',
+          'in',
+          part.map((k) => k.observed_at),
+        )
+        .execute()),
+    );
+  return out;
+}
 
 export const latestPoint = (db: Db, clientId: string, nasId: string) =>
   db

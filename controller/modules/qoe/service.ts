@@ -4,35 +4,27 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError } from '../../core/app-error.js';
 import { iso } from '../../core/clock.js';
-import { newId } from '../../core/ids.js';
 import { routerDay } from '../usage/index.js';
 import { UsageAlerts, type AlertDeps } from './alerts.js';
 import { isCongested } from './congestion.js';
 import { KickActions, type KickDeps } from './kick-actions.js';
 import { nasUsage } from './nas-usage.js';
-import { ACCELERATION_MIN_BYTES } from './usage-verdict.js';
+import { PointIngestion, type TelemetryAnswer } from './point-ingestion.js';
 import { DailyReports } from './reports.js';
 import * as q from './queries.js';
-import type { LiveNas } from '../nas/index.js';
 import type { AgentPoint, PreferencesBody, TelemetryBody } from './schemas.js';
-import type { QoePointsTable } from './tables.js';
 
 const DAY_MS = 86_400_000;
-/** A point stamped further ahead of our clock than this is refused (a router clock gone wrong). */
-const MAX_AHEAD_MS = 5 * 60_000;
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export interface TelemetryAnswer {
-  accepted: true;
-  event: { id: string; observed_at: string };
-}
 
 export class QoeService {
   readonly alerts: UsageAlerts;
   readonly reports: DailyReports;
   /** Kicks: the only part of the module that sends a router anything, and only when a manager asks. */
   readonly kicks: KickActions;
+  /** Where telemetry points are stored, in batches. */
+  readonly ingestion: PointIngestion;
 
   constructor(private readonly deps: AlertDeps & Omit<KickDeps, keyof AlertDeps>) {
     // Alerts and reports are not handed the command path at all.
@@ -40,6 +32,11 @@ export class QoeService {
     this.alerts = new UsageAlerts(alertDeps);
     this.reports = new DailyReports(alertDeps);
     this.kicks = new KickActions(deps);
+    this.ingestion = new PointIngestion({
+      ...alertDeps,
+      checkAlerts: (clientId, nasId, allocationId, now) =>
+        this.alerts.check(clientId, nasId, allocationId, now),
+    });
   }
 
   /** A new bridge token for the NAS, replacing any earlier one; only its hash is kept. */
@@ -57,17 +54,16 @@ export class QoeService {
 
   /**
    * Records one point of the NAS the token was issued to; the client comes from that NAS. A point
-   * already stored (same NAS and instant) answers its first event and changes nothing.
+   * already stored (same NAS and instant) answers its first event and changes nothing. Points
+   * arriving together are stored together (point-ingestion.ts).
    * @throws AppError QOE_BRIDGE_TOKEN_REQUIRED, QOE_BRIDGE_TOKEN_INVALID, QOE_NAS_MISMATCH, VALIDATION_ERROR.
    */
   async telemetry(token: string | undefined, body: TelemetryBody): Promise<TelemetryAnswer> {
     if (!token) throw new AppError('QOE_BRIDGE_TOKEN_REQUIRED', 'x-vpn-bridge-token is required');
-    const issued = await q.findBridgeToken(this.deps.db, hashToken(token));
-    const nas = issued ? await this.deps.nas.findLive(issued.client_id, issued.nas_id) : null;
-    if (!issued || !nas) throw new AppError('QOE_BRIDGE_TOKEN_INVALID', 'Unknown bridge token');
-    if (body.nas_id.toLowerCase() !== nas.id.toLowerCase())
-      throw new AppError('QOE_NAS_MISMATCH', 'nas_id is not the NAS of this bridge token');
-    return this.#record(issued.client_id, nas, body);
+    const { nas_id: nasId, ...point } = body;
+    const answer = await this.ingestion.submit({ kind: 'token', tokenHash: hashToken(token), nasId }, point);
+    // A token source always answers an event or throws.
+    return answer!;
   }
 
   /**
@@ -77,79 +73,7 @@ export class QoeService {
    * @throws AppError VALIDATION_ERROR for a point stamped ahead of the server clock.
    */
   async recordAgentPoint(clientId: string, allocationId: string, point: AgentPoint): Promise<boolean> {
-    let nas: LiveNas | null = null;
-    for (const t of await q.bridgeTokensOfAllocation(this.deps.db, allocationId)) {
-      if (t.client_id !== clientId) continue;
-      nas = await this.deps.nas.findLive(clientId, t.nas_id);
-      if (nas) break;
-    }
-    if (nas) {
-      await this.#record(clientId, nas, { ...point, nas_id: nas.id });
-      return true;
-    }
-    if (point.wan_rx_bytes != null && point.wan_tx_bytes != null)
-      await this.deps.usage.ingest({
-        clientId,
-        allocationId,
-        at: new Date(point.observed_at),
-        rxBytes: point.wan_rx_bytes,
-        txBytes: point.wan_tx_bytes,
-      });
-    return false;
-  }
-
-  async #record(clientId: string, nas: LiveNas, body: TelemetryBody): Promise<TelemetryAnswer> {
-    const now = this.deps.clock.now();
-    const observed = new Date(body.observed_at);
-    if (observed.getTime() > now.getTime() + MAX_AHEAD_MS) {
-      const message = 'observed_at is ahead of the server clock';
-      throw new AppError('VALIDATION_ERROR', message, { details: [{ field: 'observed_at', message }] });
-    }
-    const row: QoePointsTable = {
-      id: newId(),
-      client_id: clientId,
-      nas_id: nas.id,
-      allocation_id: nas.allocation_id,
-      observed_at: iso(observed),
-      received_at: iso(now),
-      rtt_ms: body.rtt_ms ?? null,
-      jitter_ms: body.jitter_ms ?? null,
-      packet_loss_pct: body.packet_loss_pct ?? null,
-      tx_bps: body.tx_bps ?? null,
-      rx_bps: body.rx_bps ?? null,
-      wan_rx_bytes: body.wan_rx_bytes ?? null,
-      wan_tx_bytes: body.wan_tx_bytes ?? null,
-      top_consumers: JSON.stringify(body.top_consumers),
-    };
-    if (!(await q.insertPoint(this.deps.db, row))) {
-      const first = await q.findPointAt(this.deps.db, nas.id, row.observed_at);
-      return { accepted: true, event: { id: first?.id ?? row.id, observed_at: row.observed_at } };
-    }
-    if (row.wan_rx_bytes !== null && row.wan_tx_bytes !== null) {
-      const added = await this.deps.usage.ingest({
-        clientId,
-        allocationId: nas.allocation_id,
-        at: observed,
-        rxBytes: row.wan_rx_bytes,
-        txBytes: row.wan_tx_bytes,
-      });
-      // The point is recorded whatever the alert check does; the catch-up job retries it.
-      if (added && (await this.#alertPossible(clientId, nas.allocation_id, now)))
-        await this.alerts.check(clientId, nas.id, nas.allocation_id, now).catch((err: unknown) => {
-          this.deps.logger.warn({ nasId: nas.id, err: (err as Error).message }, 'usage alert check failed');
-        });
-    }
-    return { accepted: true, event: { id: row.id, observed_at: row.observed_at } };
-  }
-
-  /**
-   * False when no alert can be due: under 5 GiB in the last 26 hours, neither today (in any time
-   * zone, a day of 25 hours at most) nor the last two hours reach a threshold. One read instead of
-   * the check's four, for nearly every point.
-   */
-  async #alertPossible(clientId: string, allocationId: string, now: Date): Promise<boolean> {
-    const since = new Date(now.getTime() - 26 * 3_600_000);
-    return (await this.deps.usage.bytesSince(clientId, allocationId, since)) >= ACCELERATION_MIN_BYTES;
+    return (await this.ingestion.submit({ kind: 'agent', clientId, allocationId }, point)) !== null;
   }
 
   /** The latest point of each NAS of the client that sent one, and those congested now. */

@@ -1,9 +1,12 @@
 // The realtime broker at /realtime on the HTTP port (Centrifugo's client protocol v2, JSON; rules
 // in docs/realtime.md). A publication is stored with the channel's next offset, then announced:
-// in process on a database one instance holds, by NOTIFY (channel and offset only) where several
-// instances share it. Each instance answers an announcement by reading the channel's publications
-// after the lowest offset its own subscribers hold, in order, so each subscriber gets each
-// publication once and in order whichever instance published it.
+// in process on a database one instance holds, by NOTIFY where several instances share it (the
+// offset and channel, and the data when it fits). Each instance keeps the latest publications of
+// a channel it knows without a gap (channel-tail.ts) and pushes to its subscribers from there, one
+// frame built once per position; a subscriber behind what the tail proves (a gap, a large
+// publication announced without its data, a lost connection) is caught up by reading the
+// channel's publications after the lowest offset such subscribers hold, in order. So each
+// subscriber gets each publication once and in order whichever instance published it.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
@@ -14,7 +17,12 @@ import type { Db } from '../../db/database.js';
 import type { DbListen, DbListening } from '../../db/db-listener.js';
 import type { AccountPrincipal } from '../../http/principal.js';
 import type { Logger } from '../../logger.js';
-import { ClientSession, pushFrame, type SessionDeps } from './client-session.js';
+import { decodeJwt } from 'jose';
+import { announcementAfterOffset, parseAnnouncement } from './announcement.js';
+import { ChannelTail } from './channel-tail.js';
+import { ClientSession, pushFrame, type SessionDeps, type Subscription } from './client-session.js';
+import { prebuildTextFrame, type PrebuiltFrame } from './prebuilt-frame.js';
+import { PresenceWriter } from './presence-writer.js';
 import { FANOUT_KEEP, NAMESPACES, namespaceOf, isReplyError } from './protocol.js';
 import * as q from './queries.js';
 
@@ -23,6 +31,13 @@ const LISTEN_CHANNEL = 'realtime_publication';
 const READ_BATCH = 500;
 const PRESENCE_TOUCH_MS = 60_000;
 const PRUNE_EVERY = 50;
+/**
+ * How long a token's account stays trusted without being read again: a reconnecting crowd (one
+ * account on many devices, a restarted instance) reads each account once, and an account
+ * disabled meanwhile is refused within this delay.
+ */
+const ACCOUNT_CACHE_MS = 5_000;
+const ACCOUNT_CACHE_MAX = 10_000;
 
 /** May this account subscribe to (and read presence and history of) this channel? */
 export type ChannelGuard = (channel: string, account: AccountPrincipal) => Promise<boolean>;
@@ -47,7 +62,13 @@ export interface BrokerDeps {
 
 export class RealtimeBroker {
   readonly #wss: WebSocketServer;
-  readonly #subs = new Map<string, Set<ClientSession>>();
+  readonly #subs = new Map<string, Set<Subscription>>();
+  /** Per channel, the latest publications known without a gap. */
+  readonly #tails = new Map<string, ChannelTail>();
+  /** Channel epochs (fixed when the channel's stream row is created). */
+  readonly #epochs = new Map<string, string>();
+  readonly #accounts = new Map<string, { account: Promise<AccountPrincipal | null>; until: number }>();
+  readonly #presence: PresenceWriter;
   readonly #chains = new Map<string, Promise<void>>();
   readonly #guards = new Map<string, ChannelGuard>();
   readonly #sessions = new Set<ClientSession>();
@@ -55,6 +76,8 @@ export class RealtimeBroker {
   readonly #knownChannels = new Set<string>();
   /** Channels with a fan-out queued and not started: another announcement adds nothing. */
   readonly #pendingFanOut = new Set<string>();
+  /** Channels whose tail grew and whose subscribers are pushed at the next turn. */
+  readonly #deliveryDue = new Set<string>();
   readonly #sessionDeps: SessionDeps;
   #listening: DbListening | null = null;
   #touch: NodeJS.Timeout | undefined;
@@ -64,7 +87,15 @@ export class RealtimeBroker {
     private readonly deps: BrokerDeps,
     private readonly options: BrokerOptions,
   ) {
-    this.#wss = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload ?? 64 * 1024 });
+    // No per-message deflate: a publication is framed once for every socket (prebuilt-frame.ts).
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxPayload ?? 64 * 1024,
+      perMessageDeflate: false,
+    });
+    this.#presence = new PresenceWriter(deps.db, (err) =>
+      deps.logger.warn({ err: String(err) }, 'realtime presence write failed'),
+    );
     this.#sessionDeps = this.#makeSessionDeps();
   }
 
@@ -76,6 +107,7 @@ export class RealtimeBroker {
         onPayload: (payload) => this.#onAnnounce(payload),
         // Announcements sent while the connection was down are lost: read every channel again.
         onReconnect: () => {
+          this.#tails.clear();
           for (const channel of this.#subs.keys()) this.#fanOut(channel);
         },
       });
@@ -103,9 +135,10 @@ export class RealtimeBroker {
       await q.ensureChannel(db, channel, newId(), now);
       this.#knownChannels.add(channel);
     }
+    const announced = announcementAfterOffset(channel, text);
     let seq: number | null = null;
     if (this.deps.caps.writableCtes && this.deps.caps.notifiesAcrossInstances) {
-      seq = await q.publishInOneStatement(db, channel, text, now, LISTEN_CHANNEL);
+      seq = await q.publishInOneStatement(db, channel, text, now, LISTEN_CHANNEL, announced);
     }
     if (seq === null) {
       seq = await db.transaction().execute(async (trx) => {
@@ -114,11 +147,12 @@ export class RealtimeBroker {
         await q.insertPublication(trx, channel, next.seq, text, now);
         // Delivered to every LISTENer when (and only if) the transaction commits.
         if (this.deps.caps.notifiesAcrossInstances)
-          await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${channel}`);
+          await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${announced}`);
         return next.seq;
       });
     }
-    if (!this.deps.caps.notifiesAcrossInstances) this.#fanOut(channel);
+    // Where instances are told by NOTIFY, this one is too (in commit order, so in offset order).
+    if (!this.deps.caps.notifiesAcrossInstances) this.#accept(channel, seq, text);
     // Old publications go now and then, outside the offset's lock.
     const keep = Math.max(ns.historySize, FANOUT_KEEP);
     if (seq > keep && seq % PRUNE_EVERY === 0) await q.pruneHistory(db, channel, seq - keep);
@@ -141,11 +175,7 @@ export class RealtimeBroker {
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new ClientSession(ws, this.#sessionDeps, this.options.pingSeconds ?? 25);
       this.#sessions.add(session);
-      ws.once('close', () => {
-        this.#sessions.delete(session);
-        for (const channel of session.channels()) this.#subs.get(channel)?.delete(session);
-        q.removePresence(this.deps.db, session.clientId).catch(() => undefined);
-      });
+      ws.once('close', () => this.#sessions.delete(session));
     });
     return true;
   };
@@ -162,6 +192,8 @@ export class RealtimeBroker {
     for (const ws of this.#wss.clients) ws.terminate();
     await this.#listening?.close();
     await Promise.allSettled([...this.#chains.values()]);
+    // Sockets closed last may still queue removals: this instance's rows all go below instead.
+    await this.#presence.stop();
     await q.dropInstance(this.deps.db, this.options.instanceId).catch(() => undefined);
   }
 
@@ -182,10 +214,88 @@ export class RealtimeBroker {
   }
 
   #onAnnounce(payload: string): void {
-    const space = payload.indexOf(' ');
-    if (space < 0) return;
-    const channel = payload.slice(space + 1);
-    if (this.#subs.get(channel)?.size) this.#fanOut(channel);
+    const a = parseAnnouncement(payload);
+    if (a) this.#accept(a.channel, a.seq, a.data);
+  }
+
+  /**
+   * A stored publication (data undefined: announced without it): into the channel's tail, then to
+   * every subscriber the tail can serve; the others are read from the database.
+   */
+  #accept(channel: string, seq: number, data: string | undefined): void {
+    const ns = namespaceOf(channel);
+    if (isReplyError(ns)) return;
+    const tail = this.#tails.get(channel);
+    if (data === undefined) {
+      // Known to exist, not held: whoever is behind it is read from the database.
+      if (!tail || seq > tail.top) this.#tails.set(channel, new ChannelTail(seq));
+    } else {
+      const into = tail ?? new ChannelTail(seq - 1);
+      this.#tails.set(channel, into);
+      into.offer(seq, pushFrame(channel, { seq, data }, ns));
+    }
+    // Pushed once this turn's announcements are in: a burst goes out as one frame per socket.
+    if (this.#deliveryDue.has(channel)) return;
+    this.#deliveryDue.add(channel);
+    setImmediate(() => {
+      this.#deliveryDue.delete(channel);
+      this.#deliverTail(channel);
+    });
+  }
+
+  /** Pushes to every subscriber the tail can serve; the others are read from the database. */
+  #deliverTail(channel: string): void {
+    const subs = this.#subs.get(channel);
+    const tail = this.#tails.get(channel);
+    if (!subs || subs.size === 0 || !tail) return;
+    let behind = false;
+    for (const sub of subs) {
+      const at = sub.offset;
+      if (at === undefined || at >= tail.top) continue;
+      const message = tail.frameAfter(at);
+      if (message) sub.deliver(tail.top, message);
+      else behind = true;
+    }
+    if (behind) this.#fanOut(channel);
+  }
+
+  /** A subscriber that has just got its position: from the tail, else from the database. */
+  #catchUp(channel: string, sub: Subscription): void {
+    const at = sub.offset;
+    if (at === undefined) return;
+    const tail = this.#tails.get(channel);
+    if (tail && at >= tail.top) return;
+    const message = tail?.frameAfter(at);
+    if (message) sub.deliver(tail!.top, message);
+    else this.#fanOut(channel);
+  }
+
+  /** Cached for a few seconds (never past the token's expiry); concurrent connects share one read. */
+  #authenticate(token: string): Promise<AccountPrincipal | null> {
+    const now = this.deps.clock.now().getTime();
+    const cached = this.#accounts.get(token);
+    if (cached && cached.until > now) return cached.account;
+    if (this.#accounts.size >= ACCOUNT_CACHE_MAX) this.#accounts.clear();
+    const account = this.deps.authenticate(token);
+    let until = now + ACCOUNT_CACHE_MS;
+    try {
+      const { exp } = decodeJwt(token);
+      if (typeof exp === 'number') until = Math.min(until, exp * 1000);
+    } catch {
+      until = now;
+    }
+    const entry = { account, until };
+    this.#accounts.set(token, entry);
+    // Only an admitted account is remembered: a refusal is asked again next time.
+    account.then(
+      (a) => {
+        if (!a && this.#accounts.get(token) === entry) this.#accounts.delete(token);
+      },
+      () => {
+        if (this.#accounts.get(token) === entry) this.#accounts.delete(token);
+      },
+    );
+    return account;
   }
 
   /** Runs `task` after every earlier task of the channel (subscribes and fan-outs alike). */
@@ -203,31 +313,38 @@ export class RealtimeBroker {
     return run;
   }
 
+  /** Reads the channel after the lowest offset of its subscribers and pushes what each lacks. */
   #fanOut(channel: string): void {
     if (this.#pendingFanOut.has(channel)) return;
     this.#pendingFanOut.add(channel);
     this.#serial(channel, async () => {
       // From here on a new announcement queues another pass, which reads what this one missed.
       this.#pendingFanOut.delete(channel);
+      const ns = namespaceOf(channel);
+      if (isReplyError(ns)) return;
       for (;;) {
         const subs = [...(this.#subs.get(channel) ?? [])];
         if (subs.length === 0) return;
         // Sockets still waiting for their subscribe reply have no position yet: they are caught up
         // by the pass their reply schedules.
-        const from = Math.min(...subs.map((s) => s.offsetOf(channel) ?? Infinity));
+        let from = Infinity;
+        for (const s of subs) if (s.offset !== undefined && s.offset < from) from = s.offset;
         if (!Number.isFinite(from)) return;
         const rows = await q.publicationsAfter(this.deps.db, channel, from, READ_BATCH);
-        const ns = namespaceOf(channel);
-        if (isReplyError(ns)) return;
+        // What was read is stored and gapless from `from`: the tail may take it.
+        let tail = this.#tails.get(channel);
+        if (!tail) this.#tails.set(channel, (tail = new ChannelTail(from)));
+        const pushes = rows.map((row) => pushFrame(channel, row, ns));
+        rows.forEach((row, i) => tail!.offer(row.seq, pushes[i]!));
         if (rows.length > 0) {
-          const frames = new FrameSuffixes(rows.map((row) => pushFrame(channel, row, ns)));
+          const frames = new FrameSuffixes(pushes);
           const seqs = rows.map((row) => row.seq);
           const last = seqs[seqs.length - 1]!;
           for (const s of subs) {
-            const at = s.offsetOf(channel);
+            const at = s.offset;
             if (at === undefined || at >= last) continue;
             // The rows this socket lacks are a suffix of the batch: one frame holds them all.
-            s.deliver(channel, last, frames.from(firstAfter(seqs, at)));
+            s.deliver(last, frames.from(firstAfter(seqs, at)));
           }
         }
         if (rows.length < READ_BATCH) return;
@@ -235,33 +352,52 @@ export class RealtimeBroker {
     }).catch((err) => this.deps.logger.warn({ err: String(err), channel }, 'realtime fan-out failed'));
   }
 
+  async #ensureChannel(channel: string): Promise<void> {
+    if (this.#knownChannels.has(channel)) return;
+    await q.ensureChannel(this.deps.db, channel, newId(), iso(this.deps.clock.now()));
+    this.#knownChannels.add(channel);
+  }
+
   #makeSessionDeps(): SessionDeps {
     return {
       db: this.deps.db,
       clock: this.deps.clock,
-      authenticate: (token) => this.deps.authenticate(token),
+      authenticate: (token) => this.#authenticate(token),
       instanceId: () => this.options.instanceId,
       mayRead: async (channel, account) => {
         const guard = this.#guards.get(channel);
         return guard ? guard(channel, account) : true;
       },
       stream: async (channel) => {
-        if (!this.#knownChannels.has(channel)) {
-          await q.ensureChannel(this.deps.db, channel, newId(), iso(this.deps.clock.now()));
-          this.#knownChannels.add(channel);
-        }
-        return (await q.stream(this.deps.db, channel))!;
+        await this.#ensureChannel(channel);
+        const stream = (await q.stream(this.deps.db, channel))!;
+        this.#epochs.set(channel, stream.epoch);
+        return stream;
       },
-      attach: (channel, session) => {
-        if (session.closed) return;
+      position: async (channel) => {
+        // The tail's top is stored (it came from a commit); announcements after it follow.
+        const tail = this.#tails.get(channel);
+        const epoch = this.#epochs.get(channel);
+        if (tail && epoch !== undefined) return { epoch, top: tail.top };
+        await this.#ensureChannel(channel);
+        const stream = (await q.stream(this.deps.db, channel))!;
+        this.#epochs.set(channel, stream.epoch);
+        // Everything up to this top is stored: the announcements that follow extend it.
+        if (!this.#tails.has(channel)) this.#tails.set(channel, new ChannelTail(stream.top));
+        return stream;
+      },
+      attach: (channel, sub) => {
         let set = this.#subs.get(channel);
         if (!set) this.#subs.set(channel, (set = new Set()));
-        set.add(session);
+        set.add(sub);
       },
-      caughtUp: (channel) => this.#fanOut(channel),
-      detach: (channel, session) => {
-        this.#subs.get(channel)?.delete(session);
+      caughtUp: (channel, sub) => this.#catchUp(channel, sub),
+      detach: (channel, sub) => {
+        this.#subs.get(channel)?.delete(sub);
       },
+      addPresence: (row) => this.#presence.add(row),
+      removePresence: (clientId, channel) => this.#presence.remove(clientId, channel),
+      flushPresence: () => this.#presence.flush(),
     };
   }
 }
@@ -281,23 +417,23 @@ function firstAfter(seqs: number[], at: number): number {
 }
 
 /**
- * The push frames of one fan-out pass, joined from a given row to the last (the protocol allows
- * several objects per frame, newline-separated). Each suffix is built once, however many sockets
- * take it: serialised once per publication, one write per socket per pass.
+ * The pushes of one fan-out pass, joined from a given row to the last (the protocol allows
+ * several objects per frame, newline-separated) and framed. Each suffix is built once, however
+ * many sockets take it: serialised once per publication, one write per socket per pass.
  */
 class FrameSuffixes {
-  readonly #joined = new Map<number, Buffer>();
-  constructor(private readonly frames: Buffer[]) {}
+  readonly #joined = new Map<number, PrebuiltFrame>();
+  constructor(private readonly pushes: Buffer[]) {}
 
-  from(index: number): Buffer {
+  from(index: number): PrebuiltFrame {
     let joined = this.#joined.get(index);
     if (!joined) {
       const parts: Buffer[] = [];
-      for (let i = index; i < this.frames.length; i++) {
+      for (let i = index; i < this.pushes.length; i++) {
         if (parts.length > 0) parts.push(NEWLINE);
-        parts.push(this.frames[i]!);
+        parts.push(this.pushes[i]!);
       }
-      joined = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+      joined = prebuildTextFrame(parts.length === 1 ? parts[0]! : Buffer.concat(parts));
       this.#joined.set(index, joined);
     }
     return joined;

@@ -18,6 +18,7 @@ import {
   type Namespace,
   type ReplyError,
 } from './protocol.js';
+import { sendPrebuilt, type PrebuiltFrame } from './prebuilt-frame.js';
 import * as q from './queries.js';
 
 export interface SessionDeps {
@@ -26,22 +27,42 @@ export interface SessionDeps {
   authenticate(token: string): Promise<AccountPrincipal | null>;
   instanceId(): string;
   mayRead(channel: string, account: AccountPrincipal): Promise<boolean>;
-  /** The channel's stream (created when absent). */
+  /** The channel's stream, oldest kept offset included (created when absent). */
   stream(channel: string): Promise<q.Stream>;
+  /** The channel's epoch and an offset every publication up to which is stored (created when absent). */
+  position(channel: string): Promise<{ epoch: string; top: number }>;
   /** Follows the channel from now on (pushes wait for a position). */
-  attach(channel: string, session: ClientSession): void;
-  /** The session has its position: push what came after it. */
-  caughtUp(channel: string): void;
-  detach(channel: string, session: ClientSession): void;
+  attach(channel: string, sub: Subscription): void;
+  /** The subscription has its position: push what came after it. */
+  caughtUp(channel: string, sub: Subscription): void;
+  detach(channel: string, sub: Subscription): void;
+  /** Presence rows, written in batches; `flushPresence` waits for those queued. */
+  addPresence(row: q.PresenceRow): void;
+  removePresence(clientId: string, channel?: string): void;
+  flushPresence(): Promise<void>;
 }
 
-interface Subscription {
-  ns: Namespace;
+/** One channel followed by one socket: the broker fans out to these. */
+export class Subscription {
   /**
    * Offset of the last publication this client has (pushed or in its subscribe reply); undefined
    * until the subscribe reply is sent.
    */
-  offset: number | undefined;
+  offset: number | undefined = undefined;
+  constructor(
+    readonly ns: Namespace,
+    private readonly session: ClientSession,
+  ) {}
+
+  /**
+   * Publications up to offset `last`, in one frame built for every subscriber at the same position
+   * (the broker picks it from this one's offset); ignored unless newer than what the client has.
+   */
+  deliver(last: number, message: PrebuiltFrame): void {
+    if (this.offset === undefined || last <= this.offset) return;
+    this.offset = last;
+    this.session.send(message);
+  }
 }
 
 const MAX_HISTORY = 1000;
@@ -74,7 +95,8 @@ export class ClientSession {
     ws.on('close', () => {
       this.closed = true;
       clearInterval(this.#pinger);
-      for (const channel of this.#subs.keys()) deps.detach(channel, this);
+      for (const [channel, sub] of this.#subs) deps.detach(channel, sub);
+      if (this.#subs.size > 0) deps.removePresence(this.clientId);
     });
     ws.on('error', () => undefined);
     const idle = setTimeout(() => {
@@ -84,24 +106,9 @@ export class ClientSession {
     ws.once('close', () => clearTimeout(idle));
   }
 
-  channels(): string[] {
-    return [...this.#subs.keys()];
-  }
-
-  offsetOf(channel: string): number | undefined {
-    return this.#subs.get(channel)?.offset;
-  }
-
-  /**
-   * Publications read by the broker, up to offset `last`, in one frame built for every socket at
-   * the same position (the broker picks the frame from this socket's offset); ignored unless newer
-   * than what this client has.
-   */
-  deliver(channel: string, last: number, frame: Buffer): void {
-    const sub = this.#subs.get(channel);
-    if (!sub || sub.offset === undefined || last <= sub.offset) return;
-    sub.offset = last;
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: false });
+  /** A message framed once for many sockets. */
+  send(message: PrebuiltFrame): void {
+    sendPrebuilt(this.ws, message);
   }
 
   shutdown(): void {
@@ -175,17 +182,21 @@ export class ClientSession {
     const recoverable = ns.historySize > 0;
     // Registered first, without a position: no push reaches it until the reply is sent and the
     // position set; then the broker catches it up from that position, in order.
-    const sub: Subscription = { ns, offset: undefined };
+    const sub = new Subscription(ns, this);
     this.#subs.set(name, sub);
-    this.deps.attach(name, this);
+    this.deps.attach(name, sub);
     const now = iso(this.deps.clock.now());
-    const stream = await this.deps.stream(name);
+    const recovering = recoverable && req.recover === true;
+    // Only a recovery needs the oldest offset kept (a read of its own).
+    const stream: { epoch: string; top: number; oldest?: number } = recovering
+      ? await this.deps.stream(name)
+      : await this.deps.position(name);
     const result: Reply = {};
     if (recoverable) {
       result.recoverable = true;
       result.epoch = stream.epoch;
       result.offset = stream.top;
-      if (req.recover === true) {
+      if (recovering && stream.oldest !== undefined) {
         const from = typeof req.offset === 'number' ? req.offset : 0;
         // Recovered only from the same stream generation with nothing pruned since `from`.
         const recovered = req.epoch === stream.epoch && from <= stream.top && from + 1 >= stream.oldest;
@@ -198,9 +209,9 @@ export class ClientSession {
     if (this.closed || this.#subs.get(name) !== sub) return;
     this.#reply(cmd, { subscribe: result });
     sub.offset = stream.top;
-    this.deps.caughtUp(name);
+    this.deps.caughtUp(name, sub);
     if (ns.presence) {
-      await q.addPresence(this.deps.db, {
+      this.deps.addPresence({
         client_id: this.clientId,
         channel: name,
         user_id: this.#account!.accountId,
@@ -213,9 +224,11 @@ export class ClientSession {
   #unsubscribe(cmd: Command): void {
     const channel = cmd.unsubscribe?.channel;
     if (typeof channel !== 'string') return this.#error(cmd, ERR.badRequest);
-    if (this.#subs.delete(channel)) {
-      this.deps.detach(channel, this);
-      q.removePresence(this.deps.db, this.clientId, channel).catch(() => undefined);
+    const sub = this.#subs.get(channel);
+    if (sub) {
+      this.#subs.delete(channel);
+      this.deps.detach(channel, sub);
+      this.deps.removePresence(this.clientId, channel);
     }
     this.#reply(cmd, { unsubscribe: {} });
   }
@@ -227,6 +240,7 @@ export class ClientSession {
     if (!ns.presence) return this.#error(cmd, ERR.notAvailable);
     if (!(await this.deps.mayRead(channel as string, this.#account!)))
       return this.#error(cmd, ERR.permissionDenied);
+    await this.deps.flushPresence();
     const rows = await q.presenceOf(this.deps.db, channel as string);
     if (method === 'presence_stats') {
       const users = new Set(rows.map((r) => r.user_id));
@@ -299,7 +313,7 @@ export class ClientSession {
   }
 }
 
-/** The push frame of a publication on a channel of this namespace. */
+/** The push of a publication on a channel of this namespace (one line of a frame). */
 export function pushFrame(channel: string, pub: q.StoredPublication, ns: Namespace): Buffer {
   return Buffer.from(`{"push":{"channel":${JSON.stringify(channel)},"pub":${pubJson(pub, ns)}}}`);
 }

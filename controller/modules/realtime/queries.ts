@@ -39,7 +39,8 @@ export async function nextOffset(db: Db, name: string): Promise<{ seq: number; e
 
 /**
  * Takes the next offset, stores the publication and announces it, in one statement: the channel
- * row is locked only while it runs, and the NOTIFY is sent at its commit (`writableCtes`).
+ * row is locked only while it runs, and the NOTIFY is sent at its commit (`writableCtes`). The
+ * NOTIFY payload is the offset, a space and `announced` (see announcement.ts).
  */
 export async function publishInOneStatement(
   db: Db,
@@ -47,6 +48,7 @@ export async function publishInOneStatement(
   data: string,
   now: string,
   listenChannel: string,
+  announced: string,
 ): Promise<number | null> {
   const { rows } = await sql<{ seq: number }>`
     with next as (
@@ -57,7 +59,7 @@ export async function publishInOneStatement(
       select ${channel}, top_offset, ${data}, ${now} from next
       returning seq
     )
-    select seq, pg_notify(${listenChannel}, seq || ' ' || ${channel}) as notified from stored`.execute(db);
+    select seq, pg_notify(${listenChannel}, seq || ' ' || ${announced}) as notified from stored`.execute(db);
   return rows[0]?.seq ?? null;
 }
 
@@ -116,14 +118,23 @@ export async function publicationsAfter(
     .execute();
 }
 
-export async function addPresence(
-  db: Db,
-  row: { client_id: string; channel: string; user_id: string; instance_id: string; seen_at: string },
-): Promise<void> {
+export interface PresenceRow {
+  client_id: string;
+  channel: string;
+  user_id: string;
+  instance_id: string;
+  seen_at: string;
+}
+
+/** Several presence rows in one statement (a subscribe again renews its row). */
+export async function addPresenceRows(db: Db, rows: PresenceRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await db
     .insertInto('realtime_presence')
-    .values(row)
-    .onConflict((oc) => oc.columns(['channel', 'client_id']).doUpdateSet({ seen_at: row.seen_at }))
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['channel', 'client_id']).doUpdateSet((eb) => ({ seen_at: eb.ref('excluded.seen_at') })),
+    )
     .execute();
 }
 
@@ -131,6 +142,12 @@ export async function removePresence(db: Db, clientId: string, channel?: string)
   let q = db.deleteFrom('realtime_presence').where('client_id', '=', clientId);
   if (channel !== undefined) q = q.where('channel', '=', channel);
   await q.execute();
+}
+
+/** Every row of these connections (their sockets closed). */
+export async function removeClients(db: Db, clientIds: string[]): Promise<void> {
+  if (clientIds.length === 0) return;
+  await db.deleteFrom('realtime_presence').where('client_id', 'in', clientIds).execute();
 }
 
 export async function presenceOf(db: Db, channel: string): Promise<{ client_id: string; user_id: string }[]> {

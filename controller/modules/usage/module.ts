@@ -7,8 +7,8 @@ export const usageModule = defineModule({
   tables: ['usage_routers', 'usage_hours'],
   migrations: { '0040-usage': m0040 },
   provides: ['usage'],
-  build: ({ db, clock, logger, use }) => {
-    const usage = new UsageService(db, clock, logger);
+  build: ({ db, caps, clock, logger, use }) => {
+    const usage = new UsageService(db, clock, logger, caps.rowLocks);
     const allocations = use('allocations');
     // Each report the hub stores (once per report, whatever its resends) reaches the store.
     allocations.addReportListener((report) => {

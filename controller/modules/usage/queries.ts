@@ -3,6 +3,12 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { UsageHoursTable, UsageRoutersTable } from './tables.js';
 
+// Statements on many routers at once (a reconciliation pass, a batch of points) go in chunks the
+// drivers accept.
+const CHUNK = 500;
+const chunks = <T>(xs: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
+
 export const findRouter = (db: Db, allocationId: string) =>
   db.selectFrom('usage_routers').selectAll().where('allocation_id', '=', allocationId).executeTakeFirst();
 
@@ -15,17 +21,38 @@ export async function saveRouter(db: Db, row: UsageRoutersTable): Promise<void> 
     .execute();
 }
 
-export async function addHourBytes(db: Db, row: UsageHoursTable): Promise<void> {
-  await db
-    .insertInto('usage_hours')
-    .values(row)
-    .onConflict((oc) =>
-      oc.columns(['allocation_id', 'hour']).doUpdateSet({
-        bytes: sql`usage_hours.bytes + ${row.bytes}`,
-        local_day: row.local_day,
-      }),
-    )
-    .execute();
+/** Saves many routers' rows in statements of CHUNK rows (one row per router). */
+export async function saveRouters(db: Db, rows: readonly UsageRoutersTable[]): Promise<void> {
+  for (const part of chunks(rows))
+    await db
+      .insertInto('usage_routers')
+      .values(part)
+      .onConflict((oc) =>
+        oc.column('allocation_id').doUpdateSet((eb) => ({
+          client_id: eb.ref('excluded.client_id'),
+          time_zone: eb.ref('excluded.time_zone'),
+          last_at: eb.ref('excluded.last_at'),
+          last_rx_bytes: eb.ref('excluded.last_rx_bytes'),
+          last_tx_bytes: eb.ref('excluded.last_tx_bytes'),
+          updated_at: eb.ref('excluded.updated_at'),
+        })),
+      )
+      .execute();
+}
+
+/** Adds bytes to many hour buckets (one row per bucket) in statements of CHUNK rows. */
+export async function addHoursBytes(db: Db, rows: readonly UsageHoursTable[]): Promise<void> {
+  for (const part of chunks(rows))
+    await db
+      .insertInto('usage_hours')
+      .values(part)
+      .onConflict((oc) =>
+        oc.columns(['allocation_id', 'hour']).doUpdateSet((eb) => ({
+          bytes: sql`usage_hours.bytes + excluded.bytes`,
+          local_day: eb.ref('excluded.local_day'),
+        })),
+      )
+      .execute();
 }
 
 export async function dayTotals(db: Db, clientId: string, allocationId: string, from: string, to: string) {
@@ -57,17 +84,16 @@ export async function bytesSince(
   return Number(row?.bytes ?? 0);
 }
 
-// The same reads for many routers at once (a reconciliation pass), in chunks the drivers accept.
-const CHUNK = 500;
-const chunks = <T>(xs: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
-
-export async function findRouters(db: Db, allocationIds: readonly string[]) {
+/**
+ * The routers' rows; with `lock` (PostgreSQL), locked until the transaction ends, in key order so
+ * that two instances locking overlapping sets wait for each other instead of deadlocking.
+ */
+export async function findRouters(db: Db, allocationIds: readonly string[], lock = false) {
   const out: UsageRoutersTable[] = [];
-  for (const ids of chunks(allocationIds))
-    out.push(
-      ...(await db.selectFrom('usage_routers').selectAll().where('allocation_id', 'in', ids).execute()),
-    );
+  for (const ids of chunks([...allocationIds].sort())) {
+    const q = db.selectFrom('usage_routers').selectAll().where('allocation_id', 'in', ids);
+    out.push(...(await (lock ? q.orderBy('allocation_id').forUpdate() : q).execute()));
+  }
   return out;
 }
 

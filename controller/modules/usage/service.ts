@@ -6,6 +6,7 @@ import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { counterDelta } from './counter-delta.js';
 import * as q from './queries.js';
+import type { UsageHoursTable, UsageRoutersTable } from './tables.js';
 import { addDays, knownZone, routerDay } from './router-day.js';
 
 /** One reading of a router's WAN counters, as its agent took it. */
@@ -28,18 +29,50 @@ export interface UsageTotals {
 }
 
 const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 
 export class UsageService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    /** Lock the routers' rows read before a write (PostgreSQL); SQLite serialises writers. */
+    private readonly rowLocks = false,
   ) {}
 
   /** Records one reading; returns the bytes it added (null when the interval was not counted). */
   async ingest(point: UsagePoint): Promise<number | null> {
-    return this.db.transaction().execute(async (trx) => {
-      const prev = await q.findRouter(trx, point.allocationId);
+    return this.db.transaction().execute(async (trx) => (await this.ingestMany(trx, [point]))[0]!);
+  }
+
+  /**
+   * Records readings on the transaction `trx` (the caller commits them with its own writes), as if
+   * `ingest` took each one in turn in the order given: the previous reading of each router is read
+   * once (locked where the database locks rows, so two instances count an interval once), each
+   * reading is judged against the one before it in memory, and the routers and hour buckets are
+   * written in a few multi-row statements.
+   * @returns the bytes each reading added, in the order given (null when not counted).
+   */
+  async ingestMany(trx: Db, points: readonly UsagePoint[]): Promise<(number | null)[]> {
+    if (points.length === 0) return [];
+    const ids = [...new Set(points.map((p) => p.allocationId))];
+    const routers = new Map<string, UsageRoutersTable>(
+      (await q.findRouters(trx, ids, this.rowLocks)).map((r) => [r.allocation_id, r]),
+    );
+    const changed = new Map<string, UsageRoutersTable>();
+    const hours = new Map<string, UsageHoursTable>();
+    const updatedAt = iso(this.clock.now());
+    // Every zone's offset is a multiple of 15 minutes: a router day is one value over each UTC
+    // quarter hour, so a batch formats a date once per zone and quarter instead of per reading.
+    const days = new Map<string, string>();
+    const dayOf = (at: Date, zone: string | null) => {
+      const key = `${zone ?? ''} ${Math.floor(at.getTime() / QUARTER_MS)}`;
+      let day = days.get(key);
+      if (day === undefined) days.set(key, (day = routerDay(at, zone).day));
+      return day;
+    };
+    const added = points.map((point) => {
+      const prev = routers.get(point.allocationId);
       const at = point.at.getTime();
       // A reading older than the one kept (a late resend) changes nothing.
       if (prev?.last_at && Date.parse(prev.last_at) >= at) return null;
@@ -49,26 +82,41 @@ export class UsageService {
           ? { at: Date.parse(prev.last_at), rx: Number(prev.last_rx_bytes), tx: Number(prev.last_tx_bytes) }
           : null;
       const bytes = counterDelta(last, { at, rx: point.rxBytes, tx: point.txBytes });
-      await q.saveRouter(trx, {
+      const row: UsageRoutersTable = {
         allocation_id: point.allocationId,
         client_id: point.clientId,
         time_zone: zone,
         last_at: iso(point.at),
         last_rx_bytes: point.rxBytes,
         last_tx_bytes: point.txBytes,
-        updated_at: iso(this.clock.now()),
-      });
+        updated_at: updatedAt,
+      };
+      routers.set(point.allocationId, row);
+      changed.set(point.allocationId, row);
       if (bytes !== null && bytes > 0) {
-        await q.addHourBytes(trx, {
-          allocation_id: point.allocationId,
-          hour: iso(new Date(Math.floor(at / HOUR_MS) * HOUR_MS)),
-          client_id: point.clientId,
-          local_day: routerDay(point.at, zone).day,
-          bytes,
-        });
+        const hour = iso(new Date(Math.floor(at / HOUR_MS) * HOUR_MS));
+        const key = `${point.allocationId} ${hour}`;
+        const bucket = hours.get(key);
+        // As one upsert per reading would leave it: the bytes summed, the last reading's day kept
+        // (the client of the bucket's first row stays, as on conflict).
+        const localDay = dayOf(point.at, zone);
+        if (bucket) {
+          bucket.bytes += bytes;
+          bucket.local_day = localDay;
+        } else
+          hours.set(key, {
+            allocation_id: point.allocationId,
+            hour,
+            client_id: point.clientId,
+            local_day: localDay,
+            bytes,
+          });
       }
       return bytes;
     });
+    await q.saveRouters(trx, [...changed.values()]);
+    if (hours.size > 0) await q.addHoursBytes(trx, [...hours.values()]);
+    return added;
   }
 
   /** Records the router's zone alone (from its facts), keeping its counters. */
@@ -117,6 +165,24 @@ export class UsageService {
   async bytesSince(clientId: string, allocationId: string, since: Date): Promise<number> {
     const hour = iso(new Date(Math.floor(since.getTime() / HOUR_MS) * HOUR_MS));
     return q.bytesSince(this.db, clientId, allocationId, hour);
+  }
+
+  /**
+   * `bytesSince` of many routers (allocation id to client id) in one statement per 500, on `db` (a
+   * caller's transaction); keyed by allocation id.
+   */
+  async bytesSinceMany(
+    clientOf: ReadonlyMap<string, string>,
+    since: Date,
+    db: Db = this.db,
+  ): Promise<Map<string, number>> {
+    const hour = iso(new Date(Math.floor(since.getTime() / HOUR_MS) * HOUR_MS));
+    const rows = clientOf.size > 0 ? await q.bytesSinceMany(db, [...clientOf.keys()], hour) : [];
+    const out = new Map<string, number>();
+    for (const r of rows)
+      if (clientOf.get(r.allocation_id) === r.client_id)
+        out.set(r.allocation_id, (out.get(r.allocation_id) ?? 0) + Number(r.bytes));
+    return out;
   }
 
   /**

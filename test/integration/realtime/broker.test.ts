@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { forEachDatabase } from '../../support/databases.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 import { Hub } from '../support-hub/hub-fixture.js';
+import { PresenceWriter } from '../../../controller/modules/realtime/presence-writer.js';
 import { Collector, connect, originWebSocket } from './realtime-fixture.js';
 
 const ALLOWED = 'https://app.ticketnet.example';
@@ -229,6 +230,147 @@ forEachDatabase('realtime broker', (database) => {
     await c.count(7);
     expect(c.offsets.at(-1)).to.equal(7);
   });
+  it('keeps each subscriber gapless and in order through bursts, a subscriber joining midway included', async () => {
+    const tech = await hub.expert();
+    const broker = t.controller.services.realtime;
+    const early = await new Collector(await connected(tech.token), 'support:presence').subscribe();
+    const burst = (from: number) =>
+      Promise.all(Array.from({ length: 20 }, (_, i) => broker.publish('support:presence', { n: from + i })));
+    const first = burst(1);
+    const late = await new Collector(await connected(tech.token), 'support:presence').subscribe();
+    await first;
+    await burst(21);
+    await early.count(40);
+    expect(early.offsets).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(new Set(early.data.map((d) => d.n)).size).to.equal(40);
+    // The late one starts wherever its subscribe reply put it, then misses nothing.
+    await late.count(20);
+    const start = late.offsets[0]!;
+    expect(late.offsets).to.deep.equal(Array.from({ length: 41 - start }, (_, i) => start + i));
+  });
+
+  it('sends a burst as newline-separated pushes, in offset order, the same frames to every socket at one position', async () => {
+    const tech = await hub.expert();
+    const raw = async () => {
+      const ws = new WebSocket(url);
+      const frames: string[] = [];
+      const subscribed = new Promise<void>((resolve) =>
+        ws.on('message', (m) => {
+          const text = m.toString();
+          if (text.startsWith('{"id":2')) resolve();
+          else if (text.startsWith('{"push"')) frames.push(text);
+        }),
+      );
+      await new Promise((r) => ws.once('open', r));
+      ws.send(
+        `${JSON.stringify({ id: 1, connect: { token: tech.token } })}\n${JSON.stringify({ id: 2, subscribe: { channel: 'support:presence' } })}`,
+      );
+      await subscribed;
+      return { ws, frames };
+    };
+    const a = await raw();
+    const b = await raw();
+    const broker = t.controller.services.realtime;
+    await Promise.all(Array.from({ length: 10 }, (_, n) => broker.publish('support:presence', { n })));
+    const pushes = (frames: string[]) => frames.flatMap((f) => f.split('\n')).map((l) => JSON.parse(l));
+    for (let i = 0; pushes(a.frames).length < 10 || pushes(b.frames).length < 10; i++) {
+      if (i > 250) throw new Error('pushes missing');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const offsets = pushes(a.frames).map((p) => p.push.pub.offset);
+    expect(offsets).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(pushes(a.frames).every((p) => p.push.channel === 'support:presence')).to.equal(true);
+    expect(a.frames.length).to.be.at.most(10);
+    // Both sockets held the same offsets throughout: the same bytes.
+    expect(b.frames).to.deep.equal(a.frames);
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it('writes presence in batches: every subscriber listed, a closed socket gone', async () => {
+    const techs = await Promise.all([hub.expert(), hub.expert(), hub.expert()]);
+    const subscribed = await Promise.all(
+      techs.map(async (tech) => {
+        const client = await connected(tech.token);
+        await new Collector(client, 'support:presence').subscribe();
+        return client;
+      }),
+    );
+    const [watcher, , leaving] = subscribed;
+    expect(await watcher!.presenceStats('support:presence')).to.deep.equal({ numClients: 3, numUsers: 3 });
+    leaving!.disconnect();
+    let stats = await watcher!.presenceStats('support:presence');
+    for (let i = 0; stats.numClients !== 2 && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      stats = await watcher!.presenceStats('support:presence');
+    }
+    expect(stats).to.deep.equal({ numClients: 2, numUsers: 2 });
+    const who = await watcher!.presence('support:presence');
+    expect(
+      Object.values(who.clients)
+        .map((c) => c.user)
+        .sort(),
+    ).to.deep.equal([techs[0]!.id, techs[1]!.id].sort());
+  });
+
+  it('applies presence writes of one turn in order: a removal after its add wins, an add after a removal stands', async () => {
+    const errors: unknown[] = [];
+    const writer = new PresenceWriter(t.db.db, (err) => errors.push(err));
+    const row = (client_id: string, channel = 'support:presence') => ({
+      client_id,
+      channel,
+      user_id: 'u',
+      instance_id: 'writer-test',
+      seen_at: t.clock.now().toISOString(),
+    });
+    writer.add(row('c1'));
+    writer.add(row('c1', 'support:missions'));
+    writer.add(row('c2'));
+    writer.remove('c1', 'support:missions');
+    writer.remove('c2');
+    writer.add(row('c2'));
+    writer.add(row('c3'));
+    writer.remove('c3');
+    await writer.flush();
+    const rows = await t.db.db
+      .selectFrom('realtime_presence')
+      .select(['client_id', 'channel'])
+      .where('instance_id', '=', 'writer-test')
+      .orderBy('client_id')
+      .execute();
+    expect(rows).to.deep.equal([
+      { client_id: 'c1', channel: 'support:presence' },
+      { client_id: 'c2', channel: 'support:presence' },
+    ]);
+    expect(errors).to.deep.equal([]);
+    await writer.stop();
+    writer.add(row('c4'));
+    await writer.flush();
+    const after = await t.db.db
+      .selectFrom('realtime_presence')
+      .select('client_id')
+      .where('client_id', '=', 'c4')
+      .execute();
+    expect(after).to.deep.equal([]);
+  });
+
+  it('reads an account once per few seconds of connects: a disabled account is refused after that', async () => {
+    const tech = await hub.expert();
+    await connected(tech.token);
+    await t.db.db
+      .updateTable('accounts')
+      .set({ disabled_at: t.clock.now().toISOString() })
+      .where('id', '=', tech.id)
+      .execute();
+    // Within the cache's five seconds the earlier read stands.
+    await connected(tech.token);
+    t.clock.advance(5_000);
+    const refused = await connect(url, tech.token);
+    clients.push(refused.client);
+    expect(refused.connected).to.equal(false);
+    expect(refused.code).to.equal(3500);
+  });
+
   it('closes 3012 a socket that leaves a ping unanswered; the client, which answers, stays', async function () {
     this.timeout(20_000);
     // A controller of its own pinging every second.

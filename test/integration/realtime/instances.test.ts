@@ -1,10 +1,12 @@
 // Two controller instances on one PostgreSQL: publications from either reach the subscribers of
-// both, each once and in offset order (stored offsets, NOTIFY with ids only).
+// both, each once and in offset order (stored offsets; NOTIFY with the data when it fits, else
+// the listeners read it; a missed announcement is read too).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Centrifuge } from 'centrifuge';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { createController, type Controller } from '../../../controller/controller.js';
 import { ManualClock } from '../../../controller/core/clock.js';
@@ -89,5 +91,50 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     }
     await new Promise((r) => setTimeout(r, 100));
     for (const s of subs) expect(s.data).to.have.length(N + 1);
+  });
+
+  it('keeps every subscriber gapless and in order across large publications and a missed announcement', async function () {
+    this.timeout(60_000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
+    const a = await instance('instance-a', dataDir);
+    const b = await instance('instance-b', dataDir);
+    const watcher = await (await new Hub(a.t).init()).expert();
+    const subs: Collector[] = [];
+    for (const url of [a.url, b.url]) {
+      const out = await connect(url, watcher.token);
+      clients.push(out.client);
+      subs.push(await new Collector(out.client, 'support:presence').subscribe());
+    }
+    const publish = (via: typeof a, data: object) =>
+      via.t.controller.services.realtime.publish('support:presence', data);
+    // Too large for a NOTIFY payload: announced without its data, read back by each instance.
+    const big = 'x'.repeat(9000);
+    await Promise.all([
+      publish(a, { n: 1 }),
+      publish(b, { n: 2, big }),
+      publish(a, { n: 3 }),
+      publish(b, { n: 4, big }),
+    ]);
+    // Stored without any announcement (as if the listeners' connection had lost it): the next
+    // announcement shows the gap and each instance reads what it lacks.
+    await sql`with next as (
+        update realtime_channels set top_offset = top_offset + 1 where name = 'support:presence'
+        returning top_offset
+      )
+      insert into realtime_publications (channel, seq, data, created_at)
+      select 'support:presence', top_offset, '{"n":5}', '2026-01-01T00:00:00.000Z' from next`.execute(
+      main.db,
+    );
+    await publish(b, { n: 6 });
+    await publish(a, { n: 7 });
+    for (const s of subs) {
+      await s.count(7);
+      expect(s.offsets).to.deep.equal([1, 2, 3, 4, 5, 6, 7]);
+      // Offsets follow storage order; each datum once.
+      expect(new Set(s.data.map((d) => d.n)).size).to.equal(7);
+      expect(s.data.filter((d) => d.big === big)).to.have.length(2);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    for (const s of subs) expect(s.data).to.have.length(7);
   });
 });

@@ -76,6 +76,37 @@ function get(pool: RelayPool, tenant: string, device: string, path = '/', to = t
   });
 }
 
+/** The relay middleware over `pool`, on a port of its own; `call` requests a device's page through it. */
+async function relayApp(hub: ReturnType<typeof fakeHub>) {
+  const pool = new RelayPool({ hub, idleMs: 5000, maxIdlePerDevice: 6 });
+  const equipment = { relayTarget: async () => target() } as unknown as EquipmentService;
+  const app = new Koa();
+  app.use(errorMiddleware(pino({ level: 'silent' })));
+  app.use(
+    relayMiddleware({
+      equipment,
+      pool,
+      authenticate: async () =>
+        ({ kind: 'client', tenantId: 'tenant-1' }) as Awaited<
+          ReturnType<Parameters<typeof relayMiddleware>[0]['authenticate']>
+        >,
+      timeoutMs: 5000,
+    }),
+  );
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const call = (method: string, body?: string, device = DEVICE_A) =>
+    fetch(
+      `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/clients/topology/access/${device}/x`,
+      {
+        method,
+        headers: { authorization: 'Bearer t' },
+        ...(body !== undefined ? { body } : {}),
+      },
+    );
+  return { hub, pool, server, call };
+}
+
 async function eventually(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
   expect(check()).to.equal(true);
@@ -244,38 +275,8 @@ describe('relay: a kept connection the device closed', () => {
     seen.length = 0;
   });
 
-  async function relayApp(hub = fakeHub(port)) {
-    const pool = new RelayPool({ hub, idleMs: 5000, maxIdlePerDevice: 6 });
-    const equipment = { relayTarget: async () => target() } as unknown as EquipmentService;
-    const app = new Koa();
-    app.use(errorMiddleware(pino({ level: 'silent' })));
-    app.use(
-      relayMiddleware({
-        equipment,
-        pool,
-        authenticate: async () =>
-          ({ kind: 'client', tenantId: 'tenant-1' }) as Awaited<
-            ReturnType<Parameters<typeof relayMiddleware>[0]['authenticate']>
-          >,
-        timeoutMs: 5000,
-      }),
-    );
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const call = (method: string, body?: string) =>
-      fetch(
-        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/clients/topology/access/${DEVICE_A}/x`,
-        {
-          method,
-          headers: { authorization: 'Bearer t' },
-          ...(body !== undefined ? { body } : {}),
-        },
-      );
-    return { hub, pool, server, call };
-  }
-
   it('a GET goes again on a new connection', async () => {
-    const { hub, pool, server, call } = await relayApp();
+    const { hub, pool, server, call } = await relayApp(fakeHub(port));
     try {
       expect(await (await call('GET')).text()).to.equal('conn 1');
       const again = await call('GET');
@@ -290,7 +291,7 @@ describe('relay: a kept connection the device closed', () => {
   });
 
   it('a POST with a body is not sent twice: 502', async () => {
-    const { pool, server, call } = await relayApp();
+    const { pool, server, call } = await relayApp(fakeHub(port));
     try {
       expect((await call('GET')).status).to.equal(200);
       const posted = await call('POST', 'a=1');
@@ -317,35 +318,12 @@ describe('relay: the agent out of streams while kept ones idle', () => {
   after(() => device.close());
 
   it("closes the router's idle connections and opens the stream again", async () => {
-    const hub = fakeHub(port, 2);
-    const pool = new RelayPool({ hub, idleMs: 5000, maxIdlePerDevice: 6 });
-    const app = new Koa();
-    app.use(errorMiddleware(pino({ level: 'silent' })));
-    app.use(
-      relayMiddleware({
-        equipment: { relayTarget: async () => target() } as unknown as EquipmentService,
-        pool,
-        authenticate: async () =>
-          ({ kind: 'client', tenantId: 'tenant-1' }) as Awaited<
-            ReturnType<Parameters<typeof relayMiddleware>[0]['authenticate']>
-          >,
-        timeoutMs: 5000,
-      }),
-    );
-    const server = app.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const call = (device: string) =>
-      fetch(
-        `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/clients/topology/access/${device}/x`,
-        {
-          headers: { authorization: 'Bearer t' },
-        },
-      );
+    const { hub, pool, server, call } = await relayApp(fakeHub(port, 2));
     try {
-      expect((await call(DEVICE_A)).status).to.equal(200);
-      expect((await call(DEVICE_B)).status).to.equal(200);
+      expect((await call('GET', undefined, DEVICE_A)).status).to.equal(200);
+      expect((await call('GET', undefined, DEVICE_B)).status).to.equal(200);
       // two idle kept connections hold both places: the third device's stream is refused once
-      const third = await call(DEVICE_C);
+      const third = await call('GET', undefined, DEVICE_C);
       expect(third.status).to.equal(200);
       expect(await third.text()).to.equal('answer /x');
       expect(hub.refused).to.equal(1);
