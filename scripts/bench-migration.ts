@@ -122,6 +122,11 @@ interface RunFigures {
   migration: { ms: number; status: string; importes: number; retires: number; steps: StepFigures[] };
   retour: { ms: number; status: string; restored: number; steps: StepFigures[] };
   backupBytes: number;
+  /**
+   * CPU time of this process (controller, agent, simulator and relay together) over the migration
+   * and the return: what compression costs, less sensitive than wall time to the other work here.
+   */
+  cpuMs: number;
 }
 
 const bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text, 'utf8'));
@@ -260,6 +265,7 @@ async function run(
     };
 
     // ---- the migration
+    const cpu0 = process.cpuUsage();
     const m0 = Date.now();
     const migrated = await s.migration.migrate(allocationId, true);
     const m1 = Date.now();
@@ -289,6 +295,7 @@ async function run(
     const r0 = Date.now();
     const returned = await s.migration.returnToLocal(allocationId, true);
     const r1 = Date.now();
+    const cpu = process.cpuUsage(cpu0);
     const rRows = await commands(r0);
     const profiles = firstAfter(rRows, 'hotspot.profiles.restore', r0);
     const users = firstAfter(rRows, 'hotspot.users.restore', profiles);
@@ -319,6 +326,7 @@ async function run(
       },
       retour: { ms: r1 - r0, status: returned.statut, restored: returned.comptes_restaures, steps: rSteps },
       backupBytes,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     };
   } finally {
     for (const fn of cleanups) await fn().catch(() => undefined);
@@ -386,7 +394,8 @@ function compareReport(off: RunFigures, on: RunFigures): string {
     compareTable('migration', off.migration.steps, on.migration.steps, off.migration.ms, on.migration.ms),
     compareTable('return', off.retour.steps, on.retour.steps, off.retour.ms, on.retour.ms),
     `  both ways: wall ${sec(wall(off))} off, ${sec(wall(on))} on (${ratio(wall(on), wall(off))}); ` +
-      `link bytes ${kb(wire(off))} off, ${kb(wire(on))} on (${ratio(wire(on), wire(off))})`,
+      `link bytes ${kb(wire(off))} off, ${kb(wire(on))} on (${ratio(wire(on), wire(off))}); ` +
+      `CPU ${sec(off.cpuMs)} off, ${sec(on.cpuMs)} on (${ratio(on.cpuMs, off.cpuMs)})`,
   ].join('\n');
 }
 
@@ -423,9 +432,11 @@ async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHa
     const wire = (r: RunFigures) => [...r.migration.steps, ...r.retour.steps].reduce((a, s) => a + s.wire, 0);
     const walls = totals.on.map((on, i) => wall(on) / wall(totals.off[i]!));
     const wires = totals.on.map((on, i) => wire(on) / wire(totals.off[i]!));
+    const cpus = totals.on.map((on, i) => on.cpuMs / totals.off[i]!.cpuMs);
     console.log(
       `database: ${dbName}, ${ROUNDS} rounds: wall on/off ${walls.map((w) => `${w.toFixed(3)}x`).join(', ')}; ` +
-        `link bytes on/off ${wires.map((w) => `${w.toFixed(3)}x`).join(', ')}`,
+        `link bytes on/off ${wires.map((w) => `${w.toFixed(3)}x`).join(', ')}; ` +
+        `CPU on/off ${cpus.map((c) => `${c.toFixed(3)}x`).join(', ')}`,
     );
   }
 }
