@@ -18,7 +18,7 @@
 // machine's drift falls on both modes alike; the load average is printed beside every run.
 //
 //   node --import tsx scripts/bench-migration.ts [--accounts 15000] [--pg postgres://…]
-//        [--link-rtt 600] [--router-delay 0] [--compare [--rounds 2]]
+//        [--link-rtt 600] [--link-kbps 2000] [--router-delay 0] [--compare [--rounds 2]]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -44,6 +44,8 @@ const { values: opt } = parseArgs({
     'link-rtt': { type: 'string', default: '0' },
     /** The simulator's `delayMs` fault: every router API reply waits this long (agent ↔ router). */
     'router-delay': { type: 'string', default: '0' },
+    /** Bandwidth of the agent link each way, in kbit/s (0: unlimited), e.g. 2000 for a small VSAT. */
+    'link-kbps': { type: 'string', default: '0' },
     /** Runs compression off and on, side by side. */
     compare: { type: 'boolean', default: false },
     /** With --compare: pairs of runs, the order swapped every round. */
@@ -52,6 +54,7 @@ const { values: opt } = parseArgs({
 });
 const ACCOUNTS = Number(opt.accounts);
 const LINK_RTT = Number(opt['link-rtt']);
+const LINK_KBPS = Number(opt['link-kbps']);
 const ROUTER_DELAY = Number(opt['router-delay']);
 const ROUNDS = Number(opt.rounds);
 const SIM_PASSWORD = 'bench-pass';
@@ -66,17 +69,40 @@ interface Wire {
   close(): Promise<void>;
 }
 
-async function linkRelay(targetPort: number, oneWayMs: number): Promise<Wire> {
+async function linkRelay(targetPort: number, oneWayMs: number, kbps = 0): Promise<Wire> {
   const chunks: Wire['chunks'] = [];
   const sockets = new Set<Socket>();
   const pipe = (from: Socket, to: Socket, up: boolean) => {
+    // With a bandwidth, each chunk leaves once the previous ones have (bytes × 8 / kbit/s ms), then
+    // takes the one-way delay; a queue drained in order keeps the bytes in order.
+    const queue: { due: number; chunk: Buffer }[] = [];
+    let free = 0;
+    const drain = () => {
+      while (queue.length > 0 && queue[0]!.due <= performance.now()) {
+        const { chunk } = queue.shift()!;
+        if (!to.destroyed) to.write(chunk);
+      }
+      if (queue.length > 0) setTimeout(drain, queue[0]!.due - performance.now());
+    };
     from.on('data', (chunk: Buffer) => {
       chunks.push({ at: Date.now(), up, bytes: chunk.length });
+      if (kbps > 0) {
+        const now = performance.now();
+        free = Math.max(now, free) + (chunk.length * 8) / kbps;
+        queue.push({ due: free + oneWayMs, chunk });
+        if (queue.length === 1) setTimeout(drain, free + oneWayMs - now);
+        return;
+      }
       // Same delay for every chunk: timers fire in the order they were set, so bytes stay in order.
       if (oneWayMs > 0) setTimeout(() => to.destroyed || to.write(chunk), oneWayMs);
       else to.write(chunk);
     });
-    from.on('end', () => (oneWayMs > 0 ? setTimeout(() => to.end(), oneWayMs) : to.end()));
+    from.on('end', () => {
+      // after the bytes still on their way
+      const wait = kbps > 0 ? Math.max(free + oneWayMs - performance.now(), 0) + 1 : oneWayMs;
+      if (wait > 0) setTimeout(() => to.end(), wait);
+      else to.end();
+    });
     from.on('error', () => to.destroy());
     from.on('close', () => to.destroy());
   };
@@ -220,7 +246,7 @@ async function run(
     });
     await sim.start();
     cleanups.push(() => sim.stop());
-    const wire = await linkRelay(port, LINK_RTT / 2);
+    const wire = await linkRelay(port, LINK_RTT / 2, LINK_KBPS);
     cleanups.push(() => wire.close());
 
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/clients/allocations`, {
@@ -449,6 +475,7 @@ try {
       `bench:migration — ${ACCOUNTS.toLocaleString('en')} local hotspot accounts, RouterOS 7.19 simulator,`,
       `real agent runtime and controller in one process over loopback sockets` +
         (LINK_RTT > 0 ? `, agent link RTT ${LINK_RTT} ms` : '') +
+        (LINK_KBPS > 0 ? `, agent link ${LINK_KBPS} kbit/s each way` : '') +
         (ROUTER_DELAY > 0 ? `, router replies delayed ${ROUTER_DELAY} ms` : '') +
         '.',
       `payload = command payloads (JSON of params + output in agent_commands), before the link's`,
