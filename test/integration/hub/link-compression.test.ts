@@ -32,7 +32,7 @@ function recordFrames(): { frames: Array<{ from: 'controller' | 'agent'; frame: 
     frames,
     restore: () => {
       for (const call of spy.getCalls()) {
-        const [data] = call.args as [unknown];
+        const data: unknown = call.args[0];
         if (!Buffer.isBuffer(data)) continue;
         frames.push({ from: call.thisValue instanceof AgentSocket ? 'controller' : 'agent', frame: data });
       }
