@@ -11,12 +11,18 @@
 // Step boundaries: the run's RADIUS_MIGRATION notifications and the first command of each step
 // (agent_commands.created_at); commands are given to the step whose time window holds them.
 //
+// With --compare, the same migration and return run with the link's compression off on both ends
+// (Infinity: every frame plain, the behaviour before compression) and on (the default threshold),
+// each on a fresh database, and each step is printed side by side with the ratios on/off. With
+// --rounds N the pair runs N times, the order swapped every round (off/on, on/off, …) so that the
+// machine's drift falls on both modes alike; the load average is printed beside every run.
+//
 //   node --import tsx scripts/bench-migration.ts [--accounts 15000] [--pg postgres://…]
-//        [--link-rtt 600] [--router-delay 0]
+//        [--link-rtt 600] [--link-kbps 2000] [--router-delay 0] [--compare [--rounds 2]]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
@@ -38,12 +44,21 @@ const { values: opt } = parseArgs({
     'link-rtt': { type: 'string', default: '0' },
     /** The simulator's `delayMs` fault: every router API reply waits this long (agent ↔ router). */
     'router-delay': { type: 'string', default: '0' },
+    /** Bandwidth of the agent link each way, in kbit/s (0: unlimited), e.g. 2000 for a small VSAT. */
+    'link-kbps': { type: 'string', default: '0' },
+    /** Runs compression off and on, side by side. */
+    compare: { type: 'boolean', default: false },
+    /** With --compare: pairs of runs, the order swapped every round. */
+    rounds: { type: 'string', default: '1' },
   },
 });
 const ACCOUNTS = Number(opt.accounts);
 const LINK_RTT = Number(opt['link-rtt']);
+const LINK_KBPS = Number(opt['link-kbps']);
 const ROUTER_DELAY = Number(opt['router-delay']);
+const ROUNDS = Number(opt.rounds);
 const SIM_PASSWORD = 'bench-pass';
+const OFF = Number.POSITIVE_INFINITY;
 
 // ---- the agent link's relay: counts bytes, optionally delays them ------------------------------
 
@@ -54,17 +69,40 @@ interface Wire {
   close(): Promise<void>;
 }
 
-async function linkRelay(targetPort: number, oneWayMs: number): Promise<Wire> {
+async function linkRelay(targetPort: number, oneWayMs: number, kbps = 0): Promise<Wire> {
   const chunks: Wire['chunks'] = [];
   const sockets = new Set<Socket>();
   const pipe = (from: Socket, to: Socket, up: boolean) => {
+    // With a bandwidth, each chunk leaves once the previous ones have (bytes × 8 / kbit/s ms), then
+    // takes the one-way delay; a queue drained in order keeps the bytes in order.
+    const queue: { due: number; chunk: Buffer }[] = [];
+    let free = 0;
+    const drain = () => {
+      while (queue.length > 0 && queue[0]!.due <= performance.now()) {
+        const { chunk } = queue.shift()!;
+        if (!to.destroyed) to.write(chunk);
+      }
+      if (queue.length > 0) setTimeout(drain, queue[0]!.due - performance.now());
+    };
     from.on('data', (chunk: Buffer) => {
       chunks.push({ at: Date.now(), up, bytes: chunk.length });
+      if (kbps > 0) {
+        const now = performance.now();
+        free = Math.max(now, free) + (chunk.length * 8) / kbps;
+        queue.push({ due: free + oneWayMs, chunk });
+        if (queue.length === 1) setTimeout(drain, free + oneWayMs - now);
+        return;
+      }
       // Same delay for every chunk: timers fire in the order they were set, so bytes stay in order.
       if (oneWayMs > 0) setTimeout(() => to.destroyed || to.write(chunk), oneWayMs);
       else to.write(chunk);
     });
-    from.on('end', () => (oneWayMs > 0 ? setTimeout(() => to.end(), oneWayMs) : to.end()));
+    from.on('end', () => {
+      // after the bytes still on their way
+      const wait = kbps > 0 ? Math.max(free + oneWayMs - performance.now(), 0) + 1 : oneWayMs;
+      if (wait > 0) setTimeout(() => to.end(), wait);
+      else to.end();
+    });
     from.on('error', () => to.destroy());
     from.on('close', () => to.destroy());
   };
@@ -110,6 +148,11 @@ interface RunFigures {
   migration: { ms: number; status: string; importes: number; retires: number; steps: StepFigures[] };
   retour: { ms: number; status: string; restored: number; steps: StepFigures[] };
   backupBytes: number;
+  /**
+   * CPU time of this process (controller, agent, simulator and relay together) over the migration
+   * and the return: what compression costs, less sensitive than wall time to the other work here.
+   */
+  cpuMs: number;
 }
 
 const bytes = (text: string | null) => (text === null ? 0 : Buffer.byteLength(text, 'utf8'));
@@ -142,7 +185,13 @@ function perStep(
   });
 }
 
-async function run(dbName: string, database: DatabaseHandle, dataDir: string): Promise<RunFigures> {
+/** One migration and return; `compressFrom` is both ends' threshold (undefined: their default). */
+async function run(
+  dbName: string,
+  database: DatabaseHandle,
+  dataDir: string,
+  compressFrom?: number,
+): Promise<RunFigures> {
   const config = loadConfig(
     {},
     {
@@ -164,6 +213,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
     logger: pino({ level: 'silent' }),
     clock: systemClock,
     database,
+    ...(compressFrom !== undefined ? { hub: { compressFrom } } : {}),
   });
   const cleanups: (() => Promise<unknown>)[] = [() => controller.close()];
   try {
@@ -196,7 +246,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
     });
     await sim.start();
     cleanups.push(() => sim.stop());
-    const wire = await linkRelay(port, LINK_RTT / 2);
+    const wire = await linkRelay(port, LINK_RTT / 2, LINK_KBPS);
     cleanups.push(() => wire.close());
 
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/clients/allocations`, {
@@ -215,6 +265,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
       controllerUrl: `http://127.0.0.1:${wire.port}`,
       enrolCode: created.data.enrolment.code,
       router: { port: sim.port, password: SIM_PASSWORD, timeoutMs: 30_000 },
+      ...(compressFrom !== undefined ? { compressFrom } : {}),
     });
     cleanups.splice(1, 0, () => agent.stop());
     for (const until = Date.now() + 30_000; ;) {
@@ -240,6 +291,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
     };
 
     // ---- the migration
+    const cpu0 = process.cpuUsage();
     const m0 = Date.now();
     const migrated = await s.migration.migrate(allocationId, true);
     const m1 = Date.now();
@@ -269,6 +321,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
     const r0 = Date.now();
     const returned = await s.migration.returnToLocal(allocationId, true);
     const r1 = Date.now();
+    const cpu = process.cpuUsage(cpu0);
     const rRows = await commands(r0);
     const profiles = firstAfter(rRows, 'hotspot.profiles.restore', r0);
     const users = firstAfter(rRows, 'hotspot.users.restore', profiles);
@@ -299,6 +352,7 @@ async function run(dbName: string, database: DatabaseHandle, dataDir: string): P
       },
       retour: { ms: r1 - r0, status: returned.statut, restored: returned.comptes_restaures, steps: rSteps },
       backupBytes,
+      cpuMs: (cpu.user + cpu.system) / 1000,
     };
   } finally {
     for (const fn of cleanups) await fn().catch(() => undefined);
@@ -343,6 +397,76 @@ function report(r: RunFigures): string {
   ].join('\n');
 }
 
+const ratio = (on: number, off: number) => (off > 0 ? `${(on / off).toFixed(3)}x` : '-');
+
+function compareTable(title: string, off: StepFigures[], on: StepFigures[], offMs: number, onMs: number) {
+  const head =
+    `  ${'step'.padEnd(20)}${'wall off'.padStart(10)}${'wall on'.padStart(10)}${'on/off'.padStart(9)}` +
+    `${'bytes off'.padStart(13)}${'bytes on'.padStart(13)}${'on/off'.padStart(9)}`;
+  const line = (step: string, wOff: number, wOn: number, bOff: number, bOn: number) =>
+    `  ${step.padEnd(20)}${sec(wOff).padStart(10)}${sec(wOn).padStart(10)}${ratio(wOn, wOff).padStart(9)}` +
+    `${kb(bOff).padStart(13)}${kb(bOn).padStart(13)}${ratio(bOn, bOff).padStart(9)}`;
+  const lines = [title, head];
+  off.forEach((s, i) => lines.push(line(s.step, s.ms, on[i]!.ms, s.wire, on[i]!.wire)));
+  const wire = (steps: StepFigures[]) => steps.reduce((a, s) => a + s.wire, 0);
+  lines.push(line('total', offMs, onMs, wire(off), wire(on)));
+  return lines.join('\n');
+}
+
+function compareReport(off: RunFigures, on: RunFigures): string {
+  const wire = (r: RunFigures) => [...r.migration.steps, ...r.retour.steps].reduce((a, s) => a + s.wire, 0);
+  const wall = (r: RunFigures) => r.migration.ms + r.retour.ms;
+  return [
+    compareTable('migration', off.migration.steps, on.migration.steps, off.migration.ms, on.migration.ms),
+    compareTable('return', off.retour.steps, on.retour.steps, off.retour.ms, on.retour.ms),
+    `  both ways: wall ${sec(wall(off))} off, ${sec(wall(on))} on (${ratio(wall(on), wall(off))}); ` +
+      `link bytes ${kb(wire(off))} off, ${kb(wire(on))} on (${ratio(wire(on), wire(off))}); ` +
+      `CPU ${sec(off.cpuMs)} off, ${sec(on.cpuMs)} on (${ratio(on.cpuMs, off.cpuMs)})`,
+  ].join('\n');
+}
+
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
+
+/** With --compare: rounds of off and on, each on a fresh database from `open`. */
+async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHandle>): Promise<void> {
+  const totals: { off: RunFigures[]; on: RunFigures[] } = { off: [], on: [] };
+  for (let round = 1; round <= ROUNDS; round++) {
+    const order = round % 2 === 1 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    const figures: Partial<Record<'off' | 'on', RunFigures>> = {};
+    for (const mode of order) {
+      const before = load();
+      const runDir = mkdtempSync(join(dir, `${mode}-`));
+      figures[mode] = await run(
+        dbName,
+        await open(`${mode}${round}`),
+        runDir,
+        mode === 'off' ? OFF : undefined,
+      );
+      console.log(`  round ${round}, compression ${mode}: ${before} before, ${load()} after`);
+    }
+    totals.off.push(figures.off!);
+    totals.on.push(figures.on!);
+    console.log(`database: ${dbName}, round ${round} (${order.join(' then ')})`);
+    console.log(compareReport(figures.off!, figures.on!));
+    console.log('');
+  }
+  if (ROUNDS > 1) {
+    const wall = (r: RunFigures) => r.migration.ms + r.retour.ms;
+    const wire = (r: RunFigures) => [...r.migration.steps, ...r.retour.steps].reduce((a, s) => a + s.wire, 0);
+    const walls = totals.on.map((on, i) => wall(on) / wall(totals.off[i]!));
+    const wires = totals.on.map((on, i) => wire(on) / wire(totals.off[i]!));
+    const cpus = totals.on.map((on, i) => on.cpuMs / totals.off[i]!.cpuMs);
+    console.log(
+      `database: ${dbName}, ${ROUNDS} rounds: wall on/off ${walls.map((w) => `${w.toFixed(3)}x`).join(', ')}; ` +
+        `link bytes on/off ${wires.map((w) => `${w.toFixed(3)}x`).join(', ')}; ` +
+        `CPU on/off ${cpus.map((c) => `${c.toFixed(3)}x`).join(', ')}`,
+    );
+  }
+}
+
 const dir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-'));
 const started = Date.now();
 try {
@@ -351,27 +475,45 @@ try {
       `bench:migration — ${ACCOUNTS.toLocaleString('en')} local hotspot accounts, RouterOS 7.19 simulator,`,
       `real agent runtime and controller in one process over loopback sockets` +
         (LINK_RTT > 0 ? `, agent link RTT ${LINK_RTT} ms` : '') +
+        (LINK_KBPS > 0 ? `, agent link ${LINK_KBPS} kbit/s each way` : '') +
         (ROUTER_DELAY > 0 ? `, router replies delayed ${ROUTER_DELAY} ms` : '') +
         '.',
       `payload = command payloads (JSON of params + output in agent_commands), before the link's`,
       `envelope and websocket framing; link bytes = what crossed the agent link both ways in the`,
       `step's time window (envelope, framing, acks and heartbeats included).`,
+      ...(opt.compare
+        ? [
+            `--compare: compression off (Infinity on both ends, every frame plain) beside on (the`,
+            `default threshold), ${ROUNDS} round(s), the order swapped every round; ratios are on/off.`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );
-  console.log(report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir)));
+  if (opt.compare) {
+    await compare('sqlite', (tag) => openDatabase(`sqlite:${join(dir, `bench-${tag}.db`)}`));
+  } else {
+    console.log(report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir)));
+  }
   if (opt.pg) {
     if (!(await pgReachable(opt.pg))) {
       console.log(`\npostgres: ${opt.pg} not reachable, skipped`);
     } else {
-      const schema = `bench_${randomBytes(4).toString('hex')}`;
+      const url = opt.pg;
+      const schemas: string[] = [];
+      const fresh = () => {
+        const schema = `bench_${randomBytes(4).toString('hex')}`;
+        schemas.push(schema);
+        return openDatabase(url, { schema });
+      };
       try {
         console.log('');
-        console.log(report(await run('postgres', await openDatabase(opt.pg, { schema }), dir)));
+        if (opt.compare) await compare('postgres', fresh);
+        else console.log(report(await run('postgres', await fresh(), dir)));
       } finally {
-        const admin = new pg.Client({ connectionString: opt.pg });
+        const admin = new pg.Client({ connectionString: url });
         await admin.connect();
-        await admin.query(`drop schema if exists ${schema} cascade`);
+        for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
         await admin.end();
       }
     }

@@ -52,6 +52,8 @@ export interface AgentLinkOptions {
   handshakeTimeoutMs?: number;
   /** Overrides the controller's heartbeat (tests). */
   heartbeatMs?: number;
+  /** The link's compression threshold (`LinkSessionOptions.compressFrom`; Infinity: never). */
+  compressFrom?: number;
   now?: () => Date;
 }
 
@@ -184,6 +186,7 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
         ? { handshakeTimeoutMs: this.options.handshakeTimeoutMs }
         : {}),
       ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
+      ...(this.options.compressFrom !== undefined ? { compressFrom: this.options.compressFrom } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
       signal: this.#abort.signal,
     });

@@ -7,6 +7,7 @@
 import type WebSocket from 'ws';
 import {
   commandTtlMs,
+  COMPRESS_FROM_BYTES,
   encodeEnvelope,
   isBatchableType,
   messagesOf,
@@ -75,6 +76,11 @@ export interface LinkSessionOptions {
   maxPayloadBytes?: number;
   /** Overrides `welcome.heartbeat_seconds` (tests). */
   heartbeatMs?: number;
+  /**
+   * Version 3 frames to the controller: a payload of this many bytes or more is deflated when that
+   * makes it smaller (default `COMPRESS_FROM_BYTES`; Infinity: never). Decided per frame by each end.
+   */
+  compressFrom?: number;
   now?: () => Date;
 }
 
@@ -228,7 +234,8 @@ export class LinkSession {
       const frame = sealFrame(type, body as never, {
         keys,
         seq: this.#options.counter.next(),
-        ...(type === 'stream_data' ? { compressFrom: STREAM_COMPRESS_FROM } : {}),
+        compressFrom:
+          type === 'stream_data' ? STREAM_COMPRESS_FROM : (this.#options.compressFrom ?? COMPRESS_FROM_BYTES),
         ...(this.#options.now ? { now: this.#options.now() } : {}),
       });
       return new Promise((resolve) => {

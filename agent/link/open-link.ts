@@ -44,6 +44,8 @@ export interface OpenLinkOptions {
   signal?: AbortSignal;
   /** Highest protocol version to speak (default: this build's); tests use it to act as an older agent. */
   maxVersion?: number;
+  /** The session's compression threshold (`LinkSessionOptions.compressFrom`). */
+  compressFrom?: number;
 }
 
 /** A live, authenticated connection and the controller key it was verified against. */
@@ -266,6 +268,7 @@ class Handshake {
         ? { maxPayloadBytes: this.options.maxPayloadBytes }
         : {}),
       ...(this.options.heartbeatMs !== undefined ? { heartbeatMs: this.options.heartbeatMs } : {}),
+      ...(this.options.compressFrom !== undefined ? { compressFrom: this.options.compressFrom } : {}),
       ...(this.options.now ? { now: this.options.now } : {}),
     });
     const settle = this.#settle;

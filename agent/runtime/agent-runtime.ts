@@ -45,6 +45,8 @@ export interface AgentRuntimeOptions {
     heartbeatMs?: number;
     handshakeTimeoutMs?: number;
     reportBatchSize?: number;
+    /** Compress frames to the controller from this size on (Infinity: never; bench:migration). */
+    compressFrom?: number;
   };
   reports?: { telemetryIntervalMs?: number; factsIntervalMs?: number; factsMinSpacingMs?: number };
   /** Network-quality points: interval, ping targets and plan (defaults in qoe-collector.ts). */

@@ -10,7 +10,7 @@ import { chunks } from '../core/chunks.js';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type Server as WsServer } from 'ws';
-import { signingKey, type KeyPair, type SigningKey } from '../../protocol/index.js';
+import { COMPRESS_FROM_BYTES, signingKey, type KeyPair, type SigningKey } from '../../protocol/index.js';
 import { iso, type Clock } from '../core/clock.js';
 import { errorFields, type Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
@@ -53,6 +53,12 @@ export interface AgentHubOptions {
   trustProxy?: boolean;
   /** How long `close()` waits for agents to close before dropping their sockets (default 2 s). */
   closeGraceMs?: number;
+  /**
+   * Version 3 frames to agents: a payload of this many bytes or more is deflated when that makes it
+   * smaller (default `COMPRESS_FROM_BYTES`; Infinity: never). Each end decides for its own frames,
+   * so the two ends need not agree; tests and bench:migration turn it off to compare.
+   */
+  compressFrom?: number;
 }
 
 export interface AgentHubDeps {
@@ -93,6 +99,7 @@ export class AgentHub implements SessionHost, LocalLinks {
   readonly heartbeatSeconds: number;
   readonly handshakeTimeoutMs: number;
   readonly maxPayload: number;
+  readonly compressFrom: number;
   /** Set once by whoever answers RADIUS for enrolled routers (attachRadiusRelay). */
   radiusRelay: RadiusRelayHandler | undefined;
 
@@ -152,6 +159,7 @@ export class AgentHub implements SessionHost, LocalLinks {
     this.#sweepMs = options.sweepMs ?? 1_000;
     this.#closeGraceMs = options.closeGraceMs ?? 2_000;
     this.maxPayload = options.maxPayload ?? 64 * 1024 * 1024;
+    this.compressFrom = options.compressFrom ?? COMPRESS_FROM_BYTES;
     this.#maxHandshakes = options.maxHandshakes ?? 1024;
     this.#maxHandshakesPerAddress = options.maxHandshakesPerAddress ?? 128;
     this.#trustProxy = options.trustProxy ?? false;

@@ -66,6 +66,8 @@ export interface SessionHost {
   readonly heartbeatSeconds: number;
   /** Largest frame an authenticated agent may send; before that the server's small limit holds. */
   readonly maxPayload: number;
+  /** Version 3: a payload of this many bytes or more is compressed (Infinity: never). */
+  readonly compressFrom: number;
   /** Where relayed RADIUS goes; without it `radius` frames are ignored. */
   readonly radiusRelay?: RadiusRelayHandler | undefined;
   /** Records the link as this session's (database first), replacing any older session of the agent. */
@@ -532,7 +534,7 @@ export class AgentSession {
           seq: this.#out.next(),
           now: this.host.clock.now(),
           // a device's bytes are not compressed by the link (see the agent's STREAM_COMPRESS_FROM)
-          ...(type === 'stream_data' ? { compressFrom: Number.POSITIVE_INFINITY } : {}),
+          compressFrom: type === 'stream_data' ? Number.POSITIVE_INFINITY : this.host.compressFrom,
         }),
       );
       return;

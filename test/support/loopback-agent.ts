@@ -21,6 +21,8 @@ export interface LoopbackAgentOptions {
   catalogue?: CommandCatalogue;
   /** The agent's clock (the system's by default). */
   now?: () => Date;
+  /** The link's compression threshold (Infinity: never compress; default the link's). */
+  compressFrom?: number;
 }
 
 export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgent> {
@@ -38,7 +40,10 @@ export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgen
       timeoutMs: o.router.timeoutMs ?? 5000,
       connectTimeoutMs: 5000,
     },
-    link: { backoff: { baseMs: 20, capMs: 200 } },
+    link: {
+      backoff: { baseMs: 20, capMs: 200 },
+      ...(o.compressFrom !== undefined ? { compressFrom: o.compressFrom } : {}),
+    },
     ...(o.relay ? { radiusRelay: { host: '127.0.0.1', ...o.relay, allow: [] } } : {}),
     ...(o.catalogue ? { catalogue: o.catalogue } : {}),
     reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
