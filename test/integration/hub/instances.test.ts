@@ -73,6 +73,7 @@ forEachDatabase('controller instances', (database) => {
     const first = await start('instance-1');
     const { client, agent, allocationId } = await clientWithAgent(first);
     await agent.link!.close();
+    await first.t.linkRecordedDown(allocationId);
     const ids: string[] = [];
     for (const name of ['router.ping', 'router.facts']) {
       const res = await first.t.request('POST', `/api/v1/clients/allocations/${allocationId}/commands`, {

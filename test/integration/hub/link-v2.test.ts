@@ -170,7 +170,7 @@ forEachDatabase('agent link, protocol version 2', (database) => {
 
   it('sends the commands queued while the agent was away as one batch, in order', async () => {
     const agent = await h.enrolledAgent();
-    await agent.link!.close();
+    await h.goOffline(agent);
     const { commands } = h.t.controller.services;
     const ids: string[] = [];
     for (const name of ['router.facts', 'router.ping', 'router.ping']) {
