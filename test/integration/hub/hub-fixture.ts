@@ -80,6 +80,17 @@ export async function startHub(
   };
 }
 
+/** `n` hotspot users as a router's export lists them (a bulk payload for the link). */
+export const hotspotUsers = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `client${String(i).padStart(5, '0')}`,
+    password: `pw-${i}-${(i * 7919) % 10007}`,
+    profile: ['1h', '1j', '7j'][i % 3]!,
+    comment: `vendu le 2026-01-${10 + (i % 18)}`,
+    limit_uptime: 3600 * (1 + (i % 3)),
+    disabled: false,
+  }));
+
 /** Polls `read` until `accept` holds (real time; the controller's clock is manual). */
 export async function eventually<T>(
   read: () => Promise<T>,

@@ -9,20 +9,10 @@ import type { ControllerMessage } from '../../../agent/link/link-session.js';
 import { AgentSocket } from '../../../controller/hub/agent-session.js';
 import { generateKeyPair, normaliseEnrolCode, type MessageBody } from '../../../protocol/index.js';
 import { forEachDatabase } from '../../support/databases.js';
-import { startHub, type HubTest } from './hub-fixture.js';
+import { startHub, type HubTest, hotspotUsers as users } from './hub-fixture.js';
 
 const OFF = Number.POSITIVE_INFINITY;
 const ON = undefined; // each end's default threshold
-
-const users = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    name: `client${String(i).padStart(5, '0')}`,
-    password: `pw-${i}-${(i * 7919) % 10007}`,
-    profile: ['1h', '1j', '7j'][i % 3]!,
-    comment: `vendu le 2026-01-${10 + (i % 18)}`,
-    limit_uptime: 3600 * (1 + (i % 3)),
-    disabled: false,
-  }));
 
 /** Every binary frame written by a websocket in this process, with the end that wrote it. */
 function recordFrames(): { frames: Array<{ from: 'controller' | 'agent'; frame: Buffer }>; restore(): void } {

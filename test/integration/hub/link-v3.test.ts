@@ -28,7 +28,7 @@ import {
 } from '../../../protocol/index.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { sampleOutput, type FakeAgent } from '../../support/fake-agent.js';
-import { eventually, startHub, type HubTest } from './hub-fixture.js';
+import { eventually, startHub, type HubTest, hotspotUsers as users } from './hub-fixture.js';
 
 const MAX = 64 * 1024 * 1024;
 
@@ -174,16 +174,6 @@ async function realAgent(
   });
   return { session };
 }
-
-const users = (n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    name: `client${String(i).padStart(5, '0')}`,
-    password: `pw-${i}-${(i * 7919) % 10007}`,
-    profile: ['1h', '1j', '7j'][i % 3]!,
-    comment: `vendu le 2026-01-${10 + (i % 18)}`,
-    limit_uptime: 3600 * (1 + (i % 3)),
-    disabled: false,
-  }));
 
 forEachDatabase('agent link, protocol version 3', (database) => {
   let h: HubTest;
