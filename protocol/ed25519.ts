@@ -14,17 +14,14 @@ import { createPrivateKey, createPublicKey, sign, verify, KeyObject } from 'node
 const MAX_CACHED = 1_000;
 const privateKeys = new Map<string, KeyObject>();
 
-function cached(
-  cache: Map<string, KeyObject>,
-  raw: Uint8Array,
-  make: (raw: Uint8Array) => KeyObject,
-): KeyObject {
-  const id = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64');
-  let key = cache.get(id);
+// The KeyObject of a raw secret key, made once per key.
+function cachedSigningKey(secretKey: Uint8Array): KeyObject {
+  const id = Buffer.from(secretKey.buffer, secretKey.byteOffset, secretKey.byteLength).toString('base64');
+  let key = privateKeys.get(id);
   if (!key) {
-    if (cache.size >= MAX_CACHED) cache.clear();
-    key = make(raw);
-    cache.set(id, key);
+    if (privateKeys.size >= MAX_CACHED) privateKeys.clear();
+    key = signingKeyObject(secretKey);
+    privateKeys.set(id, key);
   }
   return key;
 }
@@ -56,7 +53,7 @@ const base64url = (bytes: Uint8Array) =>
  * @returns the 64-byte detached signature, identical to `nacl.sign.detached`.
  */
 export function signDetached(message: Uint8Array, secretKey: Uint8Array | KeyObject): Uint8Array {
-  const key = secretKey instanceof KeyObject ? secretKey : cached(privateKeys, secretKey, signingKeyObject);
+  const key = secretKey instanceof KeyObject ? secretKey : cachedSigningKey(secretKey);
   return new Uint8Array(sign(null, message, key));
 }
 
