@@ -34,6 +34,11 @@ export interface DialectCapabilities {
    * writes go in one statement (one round trip, row locks held only while it runs).
    */
   readonly writableCtes: boolean;
+  /**
+   * A transaction can lock a name no row stands for (`pg_advisory_xact_lock`), released at its end.
+   * SQLite needs none: its write transactions already run one at a time.
+   */
+  readonly namedLocks: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -48,6 +53,7 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   planShowsSearchKeys: true,
   notifiesAcrossInstances: false,
   writableCtes: false,
+  namedLocks: false,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -64,4 +70,5 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   planShowsSearchKeys: false,
   notifiesAcrossInstances: true,
   writableCtes: true,
+  namedLocks: true,
 };

@@ -35,7 +35,7 @@ export const equipmentModule = defineModule({
   tables: ['equipment_devices'],
   migrations: { '0050-equipment': m0050 },
   provides: ['equipment'],
-  build: ({ db, clock, logger, config, options, use }) => {
+  build: ({ db, caps, clock, logger, config, options, use }) => {
     const log = logger.child({ module: 'equipment' });
     const deps = {
       allocations: use('allocations'),
@@ -44,7 +44,7 @@ export const equipmentModule = defineModule({
       licences: use('licences'),
       notifications: use('notifications'),
     };
-    const equipment = new EquipmentService(db, clock, log, deps, {
+    const equipment = new EquipmentService(db, caps, clock, log, deps, {
       quotaEnforced: config.equipmentQuotaEnforced,
       ports: config.equipmentPorts,
       commandWaitMs: COMMAND_WAIT_MS,

@@ -4,8 +4,10 @@
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { lockName } from '../../db/name-lock.js';
 import type { Logger } from '../../logger.js';
 import type { AllocationView } from '../allocations/index.js';
 import { deviceView, hardwareView, vpnHealth, type DeviceView } from './device-view.js';
@@ -34,6 +36,7 @@ export class EquipmentService {
 
   constructor(
     private readonly db: Db,
+    private readonly caps: DialectCapabilities,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly deps: EquipmentDeps,
@@ -96,20 +99,23 @@ export class EquipmentService {
     return Math.max(...licences.map((l) => plans.get(l.plan_code) ?? 0));
   }
 
-  /** Refuses an add the enforced quota does not allow (`count` devices at once). */
-  async #checkQuota(clientId: string, count: number): Promise<void> {
-    if (!this.options.quotaEnforced) return;
-    const caps = await this.capabilities(clientId);
-    if (caps.can_add_devices === null) return;
-    if (caps.reason === 'SUIVI_PRO_REQUIRED') {
+  /**
+   * The device cap an add must respect: null when nothing is enforced (the restriction is off, or
+   * the rights cannot be read: the add passes); an enforced client without a plan is refused here.
+   */
+  async #enforcedCap(clientId: string): Promise<number | null> {
+    if (!this.options.quotaEnforced) return null;
+    let max: number | null;
+    try {
+      max = await this.#maxDevices(clientId);
+    } catch (err) {
+      this.logger.warn({ err: String(err), clientId }, 'Suivi Pro rights unreadable');
+      return null;
+    }
+    if (max === null) {
       throw new AppError('SUIVI_PRO_REQUIRED', 'A Suivi Pro subscription is required to add devices');
     }
-    if (caps.max_devices !== null && caps.devices_used + count > caps.max_devices) {
-      throw new AppError('DEVICE_QUOTA_REACHED', 'The device cap of your Suivi Pro plan is reached', {
-        details: { max_devices: caps.max_devices, devices_used: caps.devices_used },
-        extra: { code: 'DEVICE_QUOTA_REACHED' },
-      });
-    }
+    return max;
   }
 
   async create(
@@ -117,8 +123,10 @@ export class EquipmentService {
     body: DeviceFields & { router_serial: string; pushNat?: boolean | undefined },
   ) {
     const allocation = await this.owners.allocationFor(clientId, body.router_serial);
-    await this.#checkQuota(clientId, 1);
-    return this.#createOne(clientId, allocation, body, body.pushNat !== false);
+    const pushNat = body.pushNat !== false;
+    const row = this.#newRow(clientId, allocation, body, pushNat);
+    await this.#insertAll(clientId, [row]);
+    return this.#place(row, allocation, pushNat);
   }
 
   /** Declares several devices of one router after a scan; those already declared are skipped. */
@@ -127,35 +135,34 @@ export class EquipmentService {
     body: { router_serial: string; devices: DeviceFields[]; pushNat?: boolean | undefined },
   ) {
     const allocation = await this.owners.allocationFor(clientId, body.router_serial);
+    const pushNat = body.pushNat !== false;
     const existing = await q.listForAllocation(this.db, clientId, allocation.id);
     const taken = new Set(existing.map((d) => d.lan_ip));
-    const fresh: DeviceFields[] = [];
+    const fresh: EquipmentDevicesTable[] = [];
     const skipped: { lan_ip: string; reason: 'ALREADY_ADDED' }[] = [];
     for (const d of body.devices) {
       if (taken.has(d.lan_ip)) skipped.push({ lan_ip: d.lan_ip, reason: 'ALREADY_ADDED' });
       else {
         taken.add(d.lan_ip);
-        fresh.push(d);
+        fresh.push(this.#newRow(clientId, allocation, d, pushNat));
       }
     }
-    if (fresh.length > 0) await this.#checkQuota(clientId, fresh.length);
+    if (fresh.length > 0) await this.#insertAll(clientId, fresh);
     const created: CreatedDevice[] = [];
-    for (const d of fresh)
-      created.push(await this.#createOne(clientId, allocation, d, body.pushNat !== false));
+    for (const row of fresh) created.push(await this.#place(row, allocation, pushNat));
     return { created, skipped };
   }
 
-  async #createOne(
+  #newRow(
     clientId: string,
     allocation: AllocationView,
     fields: DeviceFields,
     pushNat: boolean,
-  ): Promise<CreatedDevice> {
+  ): EquipmentDevicesTable {
     const now = iso(this.clock.now());
     const mac = fields.mac_address ? fields.mac_address.replaceAll('-', ':').toUpperCase() : null;
     const vendor = vendorOf(mac);
-    const linkUp = allocation.link_state === 'CONNECTED';
-    const row: EquipmentDevicesTable = {
+    return {
       id: newId(),
       client_id: clientId,
       allocation_id: allocation.id,
@@ -184,24 +191,52 @@ export class EquipmentService {
       created_at: now,
       updated_at: now,
     };
-    await this.#insertWithPort(row);
+  }
+
+  /** A stored device placed on its router when the link is up and the client lets us. */
+  async #place(row: EquipmentDevicesTable, allocation: AllocationView, pushNat: boolean) {
+    const linkUp = allocation.link_state === 'CONNECTED';
     const placed = pushNat && linkUp ? await this.pins.pin(row, allocation, 'created') : row;
     return { ...deviceView(placed), nat_rule: this.plan(placed, allocation) };
   }
 
-  /** The lowest free port of the range; a concurrent creation that took it makes this one try the next. */
-  async #insertWithPort(row: EquipmentDevicesTable): Promise<void> {
+  /**
+   * Stores new devices together, each on the lowest free dst-nat port of its router, once the
+   * enforced cap allows them all. The count and the inserts run under the client's lock, so two
+   * concurrent adds at the cap never both pass; a port taken meanwhile by a writer outside that
+   * lock (a unique index refusal) makes the whole attempt run again.
+   */
+  async #insertAll(clientId: string, rows: EquipmentDevicesTable[]): Promise<void> {
+    const cap = await this.#enforcedCap(clientId);
     const [first, last] = this.options.ports;
     for (let attempt = 1; ; attempt++) {
-      const used = await q.usedPorts(this.db, row.allocation_id);
-      let port = first;
-      while (port <= last && used.has(port)) port++;
-      if (port > last) {
-        throw new AppError('EQUIPMENT_PORTS_EXHAUSTED', 'Every access port of this router is reserved');
-      }
       try {
-        await q.insertDevice(this.db, { ...row, dstnat_port: port });
-        row.dstnat_port = port;
+        const ports = await this.db.transaction().execute(async (trx) => {
+          await lockName(trx, this.caps, `equipment-devices:${clientId}`);
+          if (cap !== null) {
+            const used = await q.countDevices(trx, clientId);
+            if (used + rows.length > cap) {
+              throw new AppError('DEVICE_QUOTA_REACHED', 'The device cap of your Suivi Pro plan is reached', {
+                details: { max_devices: cap, devices_used: used },
+                extra: { code: 'DEVICE_QUOTA_REACHED' },
+              });
+            }
+          }
+          const chosen: number[] = [];
+          for (const row of rows) {
+            // Read again for each row: the rows inserted just before in this transaction count.
+            const used = await q.usedPorts(trx, row.allocation_id);
+            let port = first;
+            while (port <= last && used.has(port)) port++;
+            if (port > last) {
+              throw new AppError('EQUIPMENT_PORTS_EXHAUSTED', 'Every access port of this router is reserved');
+            }
+            await q.insertDevice(trx, { ...row, dstnat_port: port });
+            chosen.push(port);
+          }
+          return chosen;
+        });
+        rows.forEach((row, i) => (row.dstnat_port = ports[i]!));
         return;
       } catch (err) {
         if (!isUniqueViolation(err) || attempt >= PORT_ATTEMPTS) throw err;

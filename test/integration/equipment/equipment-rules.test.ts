@@ -8,6 +8,7 @@ import type { FakeAgent } from '../../support/fake-agent.js';
 import { eventually, startHub, type HubTest } from '../hub/hub-fixture.js';
 
 const SERIAL = 'EQ00A1B2C3';
+const SECOND_SERIAL = 'EQ00D4E5F6';
 const BASE = '/api/v1/clients/topology';
 const UNKNOWN_ID = '0190a3c4-5b6d-7e8f-9a0b-1c2d3e4f5a6b';
 
@@ -168,6 +169,51 @@ forEachDatabase('client equipment rules (fake agent, manual clock)', (database) 
     const over = await f.api('POST', '/devices', device(31));
     expect(over.status).to.equal(402);
     expect(over.body.details).to.deep.equal({ max_devices: 30, devices_used: 30 });
+  });
+
+  it('quota enforced: concurrent adds and syncs over two routers never pass the cap together', async function () {
+    this.timeout(30_000);
+    f = await fixture(database, true);
+    await f.grant('SUIVI_PRO_ESSENTIEL');
+    // A second router of the same client: its dst-nat ports never collide with the first one's, so
+    // nothing but the quota itself stands between two adds racing for the last places.
+    const second = await f.h.allocate();
+    const { FakeAgent } = await import('../../support/fake-agent.js');
+    const other = new FakeAgent(f.h.agentUrl);
+    await other.enrol(second.enrolment.code, { serial: SECOND_SERIAL, routeros_version: '7.19' });
+    try {
+      await eventually(
+        () => f.h.allocation(second.allocation.id),
+        (a) => a.link_state === 'CONNECTED' && a.router.serial === SECOND_SERIAL,
+      );
+      for (let n = 1; n <= 7; n++) expect((await f.api('POST', '/devices', device(n))).status).to.equal(201);
+      // Three places left: six single adds and two syncs of two, on both routers, race for them.
+      const on = (n: number) => ({ ...device(n), router_serial: n % 2 === 0 ? SERIAL : SECOND_SERIAL });
+      const answers = await Promise.all([
+        ...[8, 9, 10, 11, 12, 13].map((n) => f.api('POST', '/devices', on(n))),
+        ...[
+          [SERIAL, 14, 16],
+          [SECOND_SERIAL, 15, 17],
+        ].map(([serial, ...ns]) =>
+          f.api('POST', '/sync', {
+            router_serial: serial,
+            pushNat: false,
+            devices: (ns as number[]).map((n) => strip(device(n))),
+          }),
+        ),
+      ]);
+      const added = answers
+        .filter((a) => a.status === 201 || a.status === 200)
+        .reduce((sum, a) => sum + (a.status === 201 ? 1 : (a.body.data.created as unknown[]).length), 0);
+      expect(added).to.equal(3);
+      const refused = answers.filter((a) => a.status !== 201 && a.status !== 200);
+      expect(refused.map((a) => a.status)).to.deep.equal(refused.map(() => 402));
+      const list = await f.api('GET', '/devices');
+      expect(list.body.data).to.have.length(10);
+      expect(list.body.capabilities).to.include({ devices_used: 10, devices_remaining: 0 });
+    } finally {
+      await other.link?.close();
+    }
   });
 
   it('pushes an outage once per step: down, 15 min, 2 h, nothing at 3 h, back with the duration', async function () {
