@@ -19,6 +19,7 @@
 //
 //   node --import tsx scripts/bench-migration.ts [--accounts 15000] [--pg postgres://…]
 //        [--link-rtt 600] [--link-kbps 2000] [--router-delay 0] [--compare [--rounds 2]]
+//        [--compression off]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -50,6 +51,8 @@ const { values: opt } = parseArgs({
     compare: { type: 'boolean', default: false },
     /** With --compare: pairs of runs, the order swapped every round. */
     rounds: { type: 'string', default: '1' },
+    /** Without --compare: the link's compression in the one run (off: to profile each mode alone). */
+    compression: { type: 'string', default: 'on' },
   },
 });
 const ACCOUNTS = Number(opt.accounts);
@@ -59,6 +62,9 @@ const ROUTER_DELAY = Number(opt['router-delay']);
 const ROUNDS = Number(opt.rounds);
 const SIM_PASSWORD = 'bench-pass';
 const OFF = Number.POSITIVE_INFINITY;
+if (!['on', 'off'].includes(opt.compression)) throw new Error('--compression is on or off');
+/** The one run's threshold without --compare (undefined: both ends' default). */
+const SINGLE = opt.compression === 'off' ? OFF : undefined;
 
 // ---- the agent link's relay: counts bytes, optionally delays them ------------------------------
 
@@ -361,6 +367,10 @@ async function run(
 
 // ---- the report --------------------------------------------------------------------------------
 
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -394,6 +404,7 @@ function report(r: RunFigures): string {
       r.retour.ms,
       r.retour.steps,
     ),
+    `compression ${opt.compression}; CPU of the migration and the return ${sec(r.cpuMs)}; ${load()}`,
   ].join('\n');
 }
 
@@ -424,11 +435,6 @@ function compareReport(off: RunFigures, on: RunFigures): string {
       `CPU ${sec(off.cpuMs)} off, ${sec(on.cpuMs)} on (${ratio(on.cpuMs, off.cpuMs)})`,
   ].join('\n');
 }
-
-const load = () =>
-  `load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
 
 /** With --compare: rounds of off and on, each on a fresh database from `open`. */
 async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHandle>): Promise<void> {
@@ -493,7 +499,9 @@ try {
   if (opt.compare) {
     await compare('sqlite', (tag) => openDatabase(`sqlite:${join(dir, `bench-${tag}.db`)}`));
   } else {
-    console.log(report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir)));
+    console.log(
+      report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir, SINGLE)),
+    );
   }
   if (opt.pg) {
     if (!(await pgReachable(opt.pg))) {
@@ -509,7 +517,7 @@ try {
       try {
         console.log('');
         if (opt.compare) await compare('postgres', fresh);
-        else console.log(report(await run('postgres', await fresh(), dir)));
+        else console.log(report(await run('postgres', await fresh(), dir, SINGLE)));
       } finally {
         const admin = new pg.Client({ connectionString: url });
         await admin.connect();
