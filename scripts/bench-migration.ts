@@ -15,15 +15,21 @@
 // (Infinity: every frame plain, the behaviour before compression) and on (the default threshold),
 // each on a fresh database, and each step is printed side by side with the ratios on/off. With
 // --rounds N the pair runs N times, the order swapped every round (off/on, on/off, …) so that the
-// machine's drift falls on both modes alike; the load average is printed beside every run.
+// machine's drift falls on both modes alike; the load average is printed beside every run. With
+// --parallel (SQLite) the two runs of a round go at once, each in a child process of this script,
+// so that both meet the same load at the same time: on a machine shared with other work, the wall
+// ratio of runs taken one after the other moves with that work's ups and downs.
 //
 //   node --import tsx scripts/bench-migration.ts [--accounts 15000] [--pg postgres://…]
-//        [--link-rtt 600] [--link-kbps 2000] [--router-delay 0] [--compare [--rounds 2]]
+//        [--link-rtt 600] [--link-kbps 2000] [--router-delay 0]
+//        [--compare [--rounds 2] [--parallel]] [--compression off]
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import pg from 'pg';
@@ -50,6 +56,12 @@ const { values: opt } = parseArgs({
     compare: { type: 'boolean', default: false },
     /** With --compare: pairs of runs, the order swapped every round. */
     rounds: { type: 'string', default: '1' },
+    /** With --compare: the two runs of a round at once, in two child processes (SQLite). */
+    parallel: { type: 'boolean', default: false },
+    /** Without --compare: the link's compression in the one run (off: to profile each mode alone). */
+    compression: { type: 'string', default: 'on' },
+    /** The one run's figures as a line of JSON, nothing else (a --parallel child). */
+    figures: { type: 'boolean', default: false },
   },
 });
 const ACCOUNTS = Number(opt.accounts);
@@ -59,6 +71,9 @@ const ROUTER_DELAY = Number(opt['router-delay']);
 const ROUNDS = Number(opt.rounds);
 const SIM_PASSWORD = 'bench-pass';
 const OFF = Number.POSITIVE_INFINITY;
+if (!['on', 'off'].includes(opt.compression)) throw new Error('--compression is on or off');
+/** The one run's threshold without --compare (undefined: both ends' default). */
+const SINGLE = opt.compression === 'off' ? OFF : undefined;
 
 // ---- the agent link's relay: counts bytes, optionally delays them ------------------------------
 
@@ -361,6 +376,10 @@ async function run(
 
 // ---- the report --------------------------------------------------------------------------------
 
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KiB`;
 const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
@@ -394,6 +413,7 @@ function report(r: RunFigures): string {
       r.retour.ms,
       r.retour.steps,
     ),
+    `compression ${opt.compression}; CPU of the migration and the return ${sec(r.cpuMs)}; ${load()}`,
   ].join('\n');
 }
 
@@ -425,10 +445,30 @@ function compareReport(off: RunFigures, on: RunFigures): string {
   ].join('\n');
 }
 
-const load = () =>
-  `load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`;
+const FIGURES = 'FIGURES ';
+
+/** One run in a child process of this script (--parallel): its figures, read from its output. */
+function runChild(mode: 'off' | 'on'): Promise<RunFigures> {
+  const args = [
+    '--import',
+    'tsx',
+    fileURLToPath(import.meta.url),
+    ...['--accounts', String(ACCOUNTS), '--link-rtt', String(LINK_RTT), '--link-kbps', String(LINK_KBPS)],
+    ...['--router-delay', String(ROUTER_DELAY), '--compression', mode, '--figures'],
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(FIGURES));
+      if (code !== 0 || line === undefined)
+        reject(new Error(`the run with compression ${mode} failed (${code})`));
+      else resolve(JSON.parse(line.slice(FIGURES.length)) as RunFigures);
+    });
+  });
+}
 
 /** With --compare: rounds of off and on, each on a fresh database from `open`. */
 async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHandle>): Promise<void> {
@@ -436,16 +476,25 @@ async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHa
   for (let round = 1; round <= ROUNDS; round++) {
     const order = round % 2 === 1 ? (['off', 'on'] as const) : (['on', 'off'] as const);
     const figures: Partial<Record<'off' | 'on', RunFigures>> = {};
-    for (const mode of order) {
+    if (opt.parallel && dbName === 'sqlite') {
       const before = load();
-      const runDir = mkdtempSync(join(dir, `${mode}-`));
-      figures[mode] = await run(
-        dbName,
-        await open(`${mode}${round}`),
-        runDir,
-        mode === 'off' ? OFF : undefined,
-      );
-      console.log(`  round ${round}, compression ${mode}: ${before} before, ${load()} after`);
+      // started in the round's order, a moment apart
+      const [first, second] = await Promise.all(order.map((mode) => runChild(mode)));
+      figures[order[0]] = first;
+      figures[order[1]] = second;
+      console.log(`  round ${round}, both at once: ${before} before, ${load()} after`);
+    } else {
+      for (const mode of order) {
+        const before = load();
+        const runDir = mkdtempSync(join(dir, `${mode}-`));
+        figures[mode] = await run(
+          dbName,
+          await open(`${mode}${round}`),
+          runDir,
+          mode === 'off' ? OFF : undefined,
+        );
+        console.log(`  round ${round}, compression ${mode}: ${before} before, ${load()} after`);
+      }
     }
     totals.off.push(figures.off!);
     totals.on.push(figures.on!);
@@ -467,9 +516,9 @@ async function compare(dbName: string, open: (tag: string) => Promise<DatabaseHa
   }
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-'));
-const started = Date.now();
-try {
+/** The report: one run, or --compare, on SQLite then on PostgreSQL with --pg. */
+async function reportAll(): Promise<void> {
+  const started = Date.now();
   console.log(
     [
       `bench:migration — ${ACCOUNTS.toLocaleString('en')} local hotspot accounts, RouterOS 7.19 simulator,`,
@@ -485,6 +534,9 @@ try {
         ? [
             `--compare: compression off (Infinity on both ends, every frame plain) beside on (the`,
             `default threshold), ${ROUNDS} round(s), the order swapped every round; ratios are on/off.`,
+            ...(opt.parallel
+              ? ['--parallel: the two runs of a round at once, in two processes (SQLite).']
+              : []),
           ]
         : []),
       '',
@@ -493,7 +545,9 @@ try {
   if (opt.compare) {
     await compare('sqlite', (tag) => openDatabase(`sqlite:${join(dir, `bench-${tag}.db`)}`));
   } else {
-    console.log(report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir)));
+    console.log(
+      report(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir, SINGLE)),
+    );
   }
   if (opt.pg) {
     if (!(await pgReachable(opt.pg))) {
@@ -509,7 +563,7 @@ try {
       try {
         console.log('');
         if (opt.compare) await compare('postgres', fresh);
-        else console.log(report(await run('postgres', await fresh(), dir)));
+        else console.log(report(await run('postgres', await fresh(), dir, SINGLE)));
       } finally {
         const admin = new pg.Client({ connectionString: url });
         await admin.connect();
@@ -519,6 +573,16 @@ try {
     }
   }
   console.log(`\n(whole run ${sec(Date.now() - started)})`);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tn-bench-migration-'));
+try {
+  if (opt.figures) {
+    const figures = await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir, SINGLE);
+    console.log(FIGURES + JSON.stringify(figures));
+  } else {
+    await reportAll();
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { RosTrap, noSuchCommand, noSuchItem } from './command-types.js';
 import type { CommandContext, CommandHandler, CommandResult } from './command-types.js';
 import type { MenuDef, MenuTable, SimRecord } from './menu-table.js';
-import { QueryError, compileQuery } from './query-filter.js';
+import { QueryError, compileQuery, requiredValues } from './query-filter.js';
 import type { RecordView } from './query-filter.js';
 import { formatDuration, formatId, normaliseBool, parseDuration } from './ros-format.js';
 import type { RouterState } from './router-state.js';
@@ -72,10 +72,10 @@ const print: Verb = async (table, ctx) => {
   const refusal = faults.printRefusal(table.path, attrs.has('count-only'));
   if (refusal) throw new RosTrap(refusal);
   const matches = compile(table, ctx);
-  const views = table
-    .list()
-    .map((rec) => state.view(table, rec))
-    .filter(matches);
+  // a count of the whole menu is its size: no entry needs reading
+  if (attrs.has('count-only') && ctx.req.queries.length === 0 && !ctx.req.where && state.plainView(table))
+    return { ret: String(table.size) };
+  const views = (candidates(table, ctx) ?? table.list()).map((rec) => state.view(table, rec)).filter(matches);
   if (attrs.has('count-only')) return { ret: String(views.length) };
   const follow = attrs.has('follow') || attrs.has('follow-only');
   if (!attrs.has('follow-only')) for (const v of views) ctx.re(project(v, proplist));
@@ -85,6 +85,17 @@ const print: Verb = async (table, ctx) => {
   }
   await streamChanges(table, ctx, matches);
 };
+
+/**
+ * The only entries a print can match, when its query names values of the menu's indexed property
+ * (`?name=a ?name=b ?#|`): the table finds them by value. Undefined when every entry must be tried.
+ */
+function candidates(table: MenuTable, ctx: CommandContext): SimRecord[] | undefined {
+  const prop = table.indexedProp;
+  if (prop === undefined || table.def.singleton || !ctx.sim.state.plainView(table)) return undefined;
+  const values = requiredValues(ctx.req.queries, prop, table.def.booleans);
+  return values && table.holding(prop, values);
+}
 
 /** `listen`, and `print follow`: one !re per change until /cancel. */
 async function streamChanges(

@@ -8,7 +8,11 @@ import type { Capabilities } from './version-caps.js';
 
 export interface SimRecord {
   id: number;
-  /** Printed properties, in print order. `.id` is not stored here. */
+  /**
+   * Printed properties, in print order. `.id` is not stored here. The menu's unique property
+   * (`MenuDef.unique`) is written through MenuTable only (update, patch, unsetProp): the table
+   * indexes it.
+   */
   props: Record<string, string>;
   /** Raw bytes for /file entries. */
   blob?: Buffer;
@@ -64,10 +68,25 @@ export type ChangeKind = 'add' | 'set' | 'remove';
 export class MenuTable extends EventEmitter {
   private readonly rows = new Map<number, SimRecord>();
   private nextId: number;
+  /**
+   * The unique property's value → the entries holding it, so that add/set check a name and a
+   * print filtered by names find their entries without reading the whole menu (a router of
+   * thousands of hotspot users). Entries are listed once; seeding may insert duplicates.
+   */
+  private readonly index = new Map<string, SimRecord[]>();
+  /** The value each entry is indexed under (what it held at its last write through the table). */
+  private readonly indexed = new Map<number, string>();
+  /** Whether print order is id order: true until an entry is placed before another. */
+  private idOrder = true;
 
   constructor(readonly def: MenuDef) {
     super();
     this.nextId = def.firstId ?? 1;
+  }
+
+  /** The property this table indexes (the unique one), if any. */
+  get indexedProp(): string | undefined {
+    return this.def.unique?.prop;
   }
 
   get path(): string {
@@ -92,9 +111,47 @@ export class MenuTable extends EventEmitter {
     return first.done ? this.insert({}) : first.value;
   }
 
+  /** The first entry, in print order, whose `prop` is `value`. */
   findBy(prop: string, value: string): SimRecord | undefined {
+    if (prop === this.indexedProp) {
+      const holders = this.index.get(value);
+      if (holders === undefined) return undefined;
+      if (holders.length === 1 && holders[0]!.props[prop] === value) return holders[0];
+    }
     for (const rec of this.rows.values()) if (rec.props[prop] === value) return rec;
     return undefined;
+  }
+
+  /**
+   * The entries whose indexed property is one of `values`, in print order; undefined when the
+   * table cannot tell without reading every entry (no index on `prop`, or print order is not id
+   * order).
+   */
+  holding(prop: string, values: Iterable<string>): SimRecord[] | undefined {
+    if (prop !== this.indexedProp || !this.idOrder) return undefined;
+    const found = new Set<SimRecord>();
+    for (const value of values) for (const rec of this.index.get(value) ?? []) found.add(rec);
+    return [...found].sort((a, b) => a.id - b.id);
+  }
+
+  private unindex(rec: SimRecord): void {
+    const was = this.indexed.get(rec.id);
+    if (was === undefined) return;
+    this.indexed.delete(rec.id);
+    const holders = this.index.get(was)?.filter((r) => r !== rec) ?? [];
+    if (holders.length > 0) this.index.set(was, holders);
+    else this.index.delete(was);
+  }
+
+  private reindex(rec: SimRecord): void {
+    const prop = this.indexedProp;
+    if (prop === undefined) return;
+    const value = rec.props[prop];
+    if (value === this.indexed.get(rec.id)) return;
+    this.unindex(rec);
+    if (value === undefined) return;
+    this.indexed.set(rec.id, value);
+    this.index.set(value, [...(this.index.get(value) ?? []), rec]);
   }
 
   /** Resolves an API reference: "*1A" id, or a name as RouterOS also accepts for `numbers`. */
@@ -115,6 +172,7 @@ export class MenuTable extends EventEmitter {
     if (blob) rec.blob = blob;
     if (before && this.rows.has(before.id)) {
       // the new entry takes the place, its id stays the next one: print order is not id order
+      this.idOrder = false;
       const rows = [...this.rows.values()];
       this.rows.clear();
       for (const row of rows) {
@@ -124,6 +182,7 @@ export class MenuTable extends EventEmitter {
     } else {
       this.rows.set(rec.id, rec);
     }
+    this.reindex(rec);
     this.emit('change', 'add', rec);
     return rec;
   }
@@ -134,17 +193,28 @@ export class MenuTable extends EventEmitter {
   }
 
   update(rec: SimRecord, props: Record<string, string>): void {
-    Object.assign(rec.props, props);
+    this.patch(rec, props);
     this.emit('change', 'set', rec);
+  }
+
+  /** Writes properties without a change event: the simulator's own bookkeeping (a mirrored row). */
+  patch(rec: SimRecord, props: Record<string, string>): void {
+    Object.assign(rec.props, props);
+    if (this.rows.get(rec.id) === rec) this.reindex(rec);
   }
 
   unsetProp(rec: SimRecord, prop: string): void {
     delete rec.props[prop];
+    if (this.rows.get(rec.id) === rec) this.reindex(rec);
     this.emit('change', 'set', rec);
   }
 
   delete(rec: SimRecord): void {
-    if (this.rows.delete(rec.id)) this.emit('change', 'remove', rec);
+    const held = this.rows.get(rec.id);
+    if (held === undefined) return;
+    this.rows.delete(rec.id);
+    this.unindex(held);
+    this.emit('change', 'remove', rec);
   }
 
   /** Record as printed, `.id` first (except for singletons). */

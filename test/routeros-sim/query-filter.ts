@@ -50,6 +50,49 @@ function compileWord(word: string, booleans: readonly string[]): Step {
   };
 }
 
+type Word = { ops: string } | { eq: { name: string; value: string } } | { other: true };
+
+function parseWord(word: string): Word {
+  if (word.startsWith('#')) return { ops: word.slice(1) };
+  if (word.startsWith('-') || word.startsWith('<') || word.startsWith('>')) return { other: true };
+  const rest = word.startsWith('=') ? word.slice(1) : word;
+  const eq = rest.indexOf('=');
+  return eq < 0 ? { other: true } : { eq: { name: rest.slice(0, eq), value: rest.slice(eq + 1) } };
+}
+
+/**
+ * Values one of which `prop` holds in every entry the query matches, when the words say so
+ * plainly: tests all ANDed (no `?#`) and one of them `prop=value`; or `prop=v1 … prop=vk` first,
+ * folded by `?#` and k−1 `|`, then tests ANDed. Undefined for any other query (it must be tried
+ * on every entry). The matches are the same either way: this only spares reading the others.
+ */
+export function requiredValues(
+  words: readonly string[],
+  prop: string,
+  booleans: readonly string[] = [],
+): string[] | undefined {
+  // booleans are normalised and ids compared by number: the plain value is not what is held
+  if (prop === '.id' || booleans.includes(prop)) return undefined;
+  const parsed = words.map(parseWord);
+  const onProp = (w: Word | undefined) =>
+    w !== undefined && 'eq' in w && w.eq.name === prop ? w.eq : undefined;
+  const firstOps = parsed.findIndex((w) => 'ops' in w);
+  if (firstOps < 0) {
+    const test = parsed.map(onProp).find((t) => t !== undefined);
+    return test ? [test.value] : undefined;
+  }
+  const values: string[] = [];
+  for (let i = 0; i < firstOps; i++) {
+    const test = onProp(parsed[i]);
+    if (!test) return undefined;
+    values.push(test.value);
+  }
+  const folds = parsed[firstOps] as { ops: string };
+  if (values.length < 2 || folds.ops !== '|'.repeat(values.length - 1)) return undefined;
+  if (parsed.slice(firstOps + 1).some((w) => 'ops' in w)) return undefined;
+  return values;
+}
+
 function compileOps(ops: string): Step {
   return (_v, s) => {
     for (const c of ops) {

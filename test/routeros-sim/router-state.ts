@@ -176,6 +176,14 @@ export class RouterState {
 
   // ---- printable views -----------------------------------------------------
 
+  /**
+   * Whether `view` shows a record's own properties only: no computed ones, and printing it changes
+   * nothing (a growing /file does).
+   */
+  plainView(table: MenuTable): boolean {
+    return !['/system/resource', '/system/clock', '/file'].includes(table.path);
+  }
+
   /** A record as `print` shows it, with the computed properties of its menu. */
   view(table: MenuTable, rec: SimRecord): Record<string, string> {
     switch (table.path) {

@@ -94,7 +94,7 @@ export class SimTunnels {
       running: rec.props.running ?? 'false',
       disabled: rec.props.disabled ?? 'false',
     };
-    if (row) Object.assign(row.props, props);
+    if (row) all.patch(row, props);
     else this.rows.set(key, all.insert({ ...props, 'rx-byte': '0', 'tx-byte': '0' }));
     void menu;
   }

@@ -243,11 +243,17 @@ export class MigrationRun {
 
     // The proof: every exported account read back from the store, page by page, to the end.
     const codes = users.map((u) => u.name);
+    // in the inventory's order once, so that no page sorts them again
+    const ordered = [...new Set(codes)].sort();
     const confirmed = new Set<string>();
     let missing = 0;
     let cursor: string | null = null;
     do {
-      const page = await ticketImport.inventoryPage(this.clientId, { codes, cursor, limit: INVENTORY_PAGE });
+      const page = await ticketImport.inventoryPage(this.clientId, {
+        codes: ordered,
+        cursor,
+        limit: INVENTORY_PAGE,
+      });
       for (const item of page.items) if (!conflicts.has(item.code)) confirmed.add(item.code);
       missing += page.missing_count;
       cursor = page.next_cursor;

@@ -118,6 +118,39 @@ describe('routeros-sim API commands (node-routeros)', () => {
     expect(await fail([], '/ip/hotspot/user/explode')).to.equal('no such command');
   });
 
+  it('keeps names unique through renames and removals, and filters by names as a full listing does', async () => {
+    const fail = (cmd: string, words: string[]): Promise<string> =>
+      api.write(cmd, words).then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      );
+    const [a] = await api.write('/ip/hotspot/user/add', ['=name=ix-a']);
+    const [b] = await api.write('/ip/hotspot/user/add', ['=name=ix-b']);
+    expect(await fail('/ip/hotspot/user/set', [`=.id=${b?.ret}`, '=name=ix-a'])).to.equal(
+      'failure: already have user with this name',
+    );
+    // a renamed entry frees its old name and takes the new one; setting its own name is no clash
+    await api.write('/ip/hotspot/user/set', [`=.id=${a?.ret}`, '=name=ix-c']);
+    await api.write('/ip/hotspot/user/set', [`=.id=${a?.ret}`, '=name=ix-c']);
+    expect(await fail('/ip/hotspot/user/add', ['=name=ix-a'])).to.equal('resolved');
+    expect(await fail('/ip/hotspot/user/add', ['=name=ix-c'])).to.equal(
+      'failure: already have user with this name',
+    );
+    await api.write('/ip/hotspot/user/remove', [`=.id=${b?.ret}`]);
+    expect(await fail('/ip/hotspot/user/add', ['=name=ix-b'])).to.equal('resolved');
+
+    const all = await api.write('/ip/hotspot/user/print', ['=.proplist=.id,name']);
+    const wanted = ['ix-b', 'nobody', 'default-trial', 'ix-c', all[2]?.name ?? ''];
+    const byNames = await api.write('/ip/hotspot/user/print', [
+      '=.proplist=.id,name',
+      ...wanted.map((n) => `?name=${n}`),
+      `?#${'|'.repeat(wanted.length - 1)}`,
+    ]);
+    expect(byNames).to.deep.equal(all.filter((r) => wanted.includes(r.name ?? '')));
+    const [count] = await api.write('/ip/hotspot/user/print', ['=count-only=']);
+    expect(count?.ret).to.equal(String(all.length));
+  });
+
   it('answers singleton menus and keeps /interface in step with ethernet MAC changes', async () => {
     await api.write('/system/identity/set', ['=name=site-thies']);
     expect((await api.write('/system/identity/print'))[0]?.name).to.equal('site-thies');

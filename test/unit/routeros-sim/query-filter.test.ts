@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { compileQuery } from '../../routeros-sim/query-filter.js';
+import { compileQuery, requiredValues } from '../../routeros-sim/query-filter.js';
 
 const rows: Array<Record<string, string>> = [
   { '.id': '*1', name: 'ether1', type: 'ether', mtu: '1500' },
@@ -25,5 +25,54 @@ describe('routeros-sim query filter', () => {
     expect(names(['type=vlan', '>mtu=1000', '#&'])).to.deep.equal(['vlan10']);
     // without operations every pushed value must hold
     expect(names(['type=vlan', '>mtu=1500'])).to.deep.equal([]);
+  });
+
+  describe('values a query requires of a property', () => {
+    it('reads the plain forms: ANDed tests, and equalities folded by as many ORs', () => {
+      expect(requiredValues(['name=wg0'], 'name')).to.deep.equal(['wg0']);
+      expect(requiredValues(['=name=wg0'], 'name')).to.deep.equal(['wg0']);
+      expect(requiredValues(['type=wg', 'name=wg0', '>mtu=1'], 'name')).to.deep.equal(['wg0']);
+      expect(requiredValues(['name=a', 'name=b', 'name=c', '#||'], 'name')).to.deep.equal(['a', 'b', 'c']);
+      expect(requiredValues(['name=a', 'name=b', '#|', 'type=wg'], 'name')).to.deep.equal(['a', 'b']);
+      // a value holding '=' is the value's own
+      expect(requiredValues(['name=a=b'], 'name')).to.deep.equal(['a=b']);
+    });
+
+    it('declines anything else', () => {
+      const declined: string[][] = [
+        [],
+        ['type=wg'],
+        ['-name'],
+        ['name'],
+        ['<name=m'],
+        ['name=a', 'name=b', '#|!'],
+        ['name=a', 'name=b', 'name=c', '#|'],
+        ['name=a', 'type=wg', '#|'],
+        ['name=a', 'name=b', '#|', 'type=wg', 'type=vlan', '#|'],
+        ['type=wg', 'name=a', 'name=b', '#|'],
+        ['name=a', '#!'],
+      ];
+      for (const words of declined)
+        expect(requiredValues(words, 'name'), words.join(' ')).to.equal(undefined);
+      expect(requiredValues(['.id=*1'], '.id')).to.equal(undefined);
+      expect(requiredValues(['disabled=yes'], 'disabled', ['disabled'])).to.equal(undefined);
+    });
+
+    it('never leaves out an entry the query matches', () => {
+      const queries: string[][] = [
+        ['name=wg0'],
+        ['name=ether1', 'name=wg0', '#|'],
+        ['name=ether1', 'name=vlan10', '#|', '>mtu=1450'],
+        ['name=ether1', 'name=vlan10', 'name=nope', '#||', 'comment'],
+        ['type=vlan', 'name=vlan10'],
+      ];
+      for (const words of queries) {
+        const values = requiredValues(words, 'name');
+        expect(values, words.join(' ')).to.not.equal(undefined);
+        const matched = rows.filter(compileQuery(words));
+        expect(matched.length, words.join(' ')).to.be.greaterThan(0);
+        for (const row of matched) expect(values).to.include(row.name);
+      }
+    });
   });
 });

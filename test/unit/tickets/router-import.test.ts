@@ -274,8 +274,19 @@ describe('router import rules', () => {
     for (const [cursor, limit, page, more] of table) {
       it(`after ${cursor ?? 'the start'}, ${limit} → ${page.join(',') || 'nothing'}${more ? ', more' : ''}`, () => {
         expect(inventoryWindow(codes, cursor, limit)).to.deep.equal({ page, more });
+        // the same codes given already in order and distinct (a caller paging through one list)
+        const inOrder = ['A', 'B', 'C', 'a', 'b', 'c', 'z', 'é'];
+        expect(inventoryWindow(inOrder, cursor, limit)).to.deep.equal({ page, more });
       });
     }
+
+    it('sorts codes that are in order but repeated, or in order but for one', () => {
+      expect(inventoryWindow(['a', 'a', 'b'], null, 10)).to.deep.equal({ page: ['a', 'b'], more: false });
+      expect(inventoryWindow(['a', 'c', 'b'], null, 10)).to.deep.equal({
+        page: ['a', 'b', 'c'],
+        more: false,
+      });
+    });
 
     it('orders as JavaScript compares strings, whatever the input order', () => {
       const many = Array.from({ length: 300 }, (_, i) => `k${(i * 7919) % 300}`);
