@@ -34,6 +34,12 @@ export interface DialectCapabilities {
    * writes go in one statement (one round trip, row locks held only while it runs).
    */
   readonly writableCtes: boolean;
+  /**
+   * Statements run in this process and return synchronously (SQLite through better-sqlite3): a
+   * group of them can run in one turn, with no promise or driver round per statement
+   * (statement-sessions.ts). Otherwise each statement is a round trip to the server.
+   */
+  readonly synchronousStatements: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -48,6 +54,7 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   planShowsSearchKeys: true,
   notifiesAcrossInstances: false,
   writableCtes: false,
+  synchronousStatements: true,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -64,4 +71,5 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   planShowsSearchKeys: false,
   notifiesAcrossInstances: true,
   writableCtes: true,
+  synchronousStatements: false,
 };
