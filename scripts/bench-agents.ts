@@ -880,7 +880,9 @@ function table(): string {
   lines.push(fmt(head));
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
-  lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
+  lines.push(
+    `(RTT in ms, medians of ${opt['rtt-reps']} repetitions: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
+  );
   lines.push(
     ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
   );
