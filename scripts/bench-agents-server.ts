@@ -266,6 +266,8 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   return {
     ...rttFigures(latencies, hub.connectedCount, mode),
     cpu_ms: Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
+    // The kernel's share (socket writes and reads, polling): the peer pays it too.
+    cpu_system_ms: Number((cpu.system / 1000).toFixed(1)),
     loop_delay_p99: Number((loop.percentile(99) / 1e6).toFixed(1)),
     loop_delay_max: Number((loop.max / 1e6).toFixed(1)),
     gc_count: gcPauses.length,

@@ -20,7 +20,7 @@
 // The peer needs `ws`: when the kit has none and cannot install it (a read-only directory), it
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
-//     [--skip peer,floor,v3floor,ours,agent,package]
+//     [--skip peer,floor,v3floor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -42,6 +42,12 @@ const { values: opt } = parseArgs({
     steps: { type: 'string', default: '1000,5000,10000' },
     procs: { type: 'string', default: '4' },
     'rtt-n': { type: 'string', default: '1000' },
+    /**
+     * Serial and burst measured this many times in a row on every server (the peer kit's own default,
+     * 3); the table shows each figure's median over them, as the kit's summary does. The first
+     * measurement runs on code the JIT has not optimised yet; the later ones show the steady state.
+     */
+    'rtt-reps': { type: 'string', default: '3' },
     'idle-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '3' },
     /** Longest wait for a step's connections (a loaded machine handshakes slowly). */
@@ -283,6 +289,7 @@ interface RttFigure {
   max: number | null;
   /** Ours only: the controller's CPU time (user + system) during the measurement, in ms. */
   cpu_ms?: number;
+  cpu_system_ms?: number;
   /** Ours only: stalls during the measurement. */
   loop_delay_p99?: number;
   gc_count?: number;
@@ -293,13 +300,59 @@ interface RttFigure {
   first_done_ms?: number | null;
   last_sent_ms?: number | null;
 }
+/** Median of each figure over the repetitions (`--rtt-reps`); commands lost over all of them. */
+function medianFigure(reps: RttFigure[]): RttFigure | undefined {
+  if (reps.length === 0) return undefined;
+  const out: Record<string, unknown> = { ...reps[0] };
+  for (const key of Object.keys(reps[0]!) as (keyof RttFigure)[]) {
+    const xs = reps.map((r) => r[key]).filter((x): x is number => typeof x === 'number');
+    if (xs.length === 0) continue;
+    xs.sort((a, b) => a - b);
+    out[key] = key === 'lost' ? xs.reduce((a, x) => a + x, 0) : xs[Math.floor((xs.length - 1) / 2)];
+  }
+  return out as unknown as RttFigure;
+}
+
+/** The figures of every repetition, and their medians. */
+function repeated(serial: RttFigure[], burst: RttFigure[]) {
+  return { serial: medianFigure(serial), burst: medianFigure(burst), serialReps: serial, burstReps: burst };
+}
+
+/** Serial then burst, `--rtt-reps` times, on the server behind control URL `ctl`. */
+async function measureRtt(
+  ctl: string,
+  wrap: <T>(name: string, measure: () => Promise<T>, last: boolean) => Promise<T> = (_n, m) => m(),
+) {
+  const reps = Math.max(1, Number(opt['rtt-reps']));
+  const serial: RttFigure[] = [];
+  const burst: RttFigure[] = [];
+  for (let i = 0; i < reps; i++) {
+    const last = i === reps - 1;
+    serial.push(
+      await wrap('serial', () => getJson<RttFigure>(ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`), last),
+    );
+    burst.push(
+      await wrap(
+        'burst',
+        () => getJson<RttFigure>(ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
+        last,
+      ),
+    );
+  }
+  return repeated(serial, burst);
+}
+
 interface ServerFigures {
   /** Share of the machine's CPU used by processes outside this run while it measured. */
   otherCpu?: number;
   base: { rss: number; heapUsed: number };
   steps: StepFigure[];
+  /** Medians over the repetitions (`--rtt-reps`). */
   serial?: RttFigure;
   burst?: RttFigure;
+  /** Each repetition, in order. */
+  serialReps?: RttFigure[];
+  burstReps?: RttFigure[];
   failed?: number;
 }
 interface AgentFigures {
@@ -412,7 +465,7 @@ async function peer(): Promise<void> {
       '--runs',
       '1',
       '--rtt-reps',
-      '1',
+      opt['rtt-reps'],
       '--rtt-n',
       opt['rtt-n'],
       '--max-seconds',
@@ -445,8 +498,10 @@ async function peer(): Promise<void> {
       heapPerConn: s.bytes_per_conn_heap,
       connectSeconds: s.connect_s,
     })),
-    serial: run1.rtt.find((x) => x.mode === 'serial'),
-    burst: run1.rtt.find((x) => x.mode === 'burst'),
+    ...repeated(
+      run1.rtt.filter((x) => x.mode === 'serial'),
+      run1.rtt.filter((x) => x.mode === 'burst'),
+    ),
   };
 }
 
@@ -537,11 +592,10 @@ async function ours(server: ServerInfo): Promise<void> {
       report.notes.push(`profiled (figures slowed by the profiler): ${file}`);
     }
   };
-  figures.serial = await profiled('serial', () =>
-    getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
-  );
-  figures.burst = await profiled('burst', () =>
-    getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
+  // The last repetition is the one profiled: the steady state, not the JIT warming up.
+  Object.assign(
+    figures,
+    await measureRtt(server.ctl, (name, measure, last) => (last ? profiled(name, measure) : measure())),
   );
   figures.failed = [...state.values()].reduce((a, s) => a + s.failed, 0);
   figures.otherCpu = other();
@@ -650,8 +704,7 @@ async function signedFloor(kind: 'signed' | 'mac'): Promise<void> {
     const figures: ServerFigures = {
       base,
       steps: [await growTo(server.ctl, workers, maxConns, base, name)],
-      serial: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`),
-      burst: await getJson<RttFigure>(server.ctl, `/rtt?n=${opt['rtt-n']}&mode=burst&timeout=30000`),
+      ...(await measureRtt(server.ctl)),
       failed: [...state.values()].reduce((a, x) => a + x.failed, 0),
     };
     figures.otherCpu = other();
@@ -827,7 +880,9 @@ function table(): string {
   lines.push(fmt(head));
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
-  lines.push('(RTT in ms: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping');
+  lines.push(
+    `(RTT in ms, medians of ${opt['rtt-reps']} repetitions: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
+  );
   lines.push(
     ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
   );
@@ -861,12 +916,6 @@ function table(): string {
     lines.push(
       `  lost commands: ours ${o.serial?.lost ?? '-'} serial / ${o.burst?.lost ?? '-'} burst; peer ${p.serial?.lost ?? '-'} / ${p.burst?.lost ?? '-'}; agent connections that failed: ${o.failed ?? '-'}`,
     );
-    const tail = (r?: RttFigure) =>
-      r?.gc_count === undefined
-        ? '-'
-        : `controller CPU ${fmtMs(r.cpu_ms)} ms, p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
-    lines.push(`  ours, serial: ${tail(o.serial)}`);
-    lines.push(`  ours, burst:  ${tail(o.burst)}`);
     const ratio = (a?: number | null, b?: number | null) =>
       a == null || b == null ? '-' : `${(a / b).toFixed(2)}x`;
     const m = report.macFloor;
@@ -891,6 +940,29 @@ function table(): string {
     }
     const connect = (f: ServerFigures) => f.steps.map((s) => (s.connectSeconds ?? 0).toFixed(1)).join('/');
     lines.push(`  time to grow to ${opt.steps} (s): ours ${connect(o)}, peer ${connect(p)}`);
+  }
+  // Printed with or without the peer: CPU per command is the figure that resists a loaded machine.
+  const tail = (r?: RttFigure) =>
+    r?.gc_count === undefined
+      ? '-'
+      : `controller CPU ${fmtMs(r.cpu_ms)} ms (${r.cpu_ms === undefined || !r.n ? '-' : fmtMs(r.cpu_ms / r.n)} ms per command, ${fmtMs(r.cpu_system_ms)} ms of it in the kernel), p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
+  if (report.ours) {
+    lines.push(`  ours, serial: ${tail(report.ours.serial)}`);
+    lines.push(`  ours, burst:  ${tail(report.ours.burst)}`);
+  }
+  // Every repetition: the first runs on code the JIT has not optimised yet (ours has far more of it).
+  const byRep = (f: ServerFigures | undefined, mode: 'serialReps' | 'burstReps', key: 'p99' | 'cpu_ms') =>
+    f?.[mode]?.map((r) => (key === 'cpu_ms' && r.cpu_ms !== undefined ? r.cpu_ms / r.n : r[key])) ?? [];
+  const reps = (label: string, xs: (number | null | undefined)[]) =>
+    xs.length > 1 ? `${label} ${xs.map(fmtMs).join(' / ')}` : '';
+  for (const mode of ['serialReps', 'burstReps'] as const) {
+    const parts = [
+      reps('ours p99', byRep(report.ours, mode, 'p99')),
+      reps('peer p99', byRep(report.peer, mode, 'p99')),
+      reps('ours CPU per command', byRep(report.ours, mode, 'cpu_ms')),
+    ].filter(Boolean);
+    if (parts.length > 0)
+      lines.push(`  ${mode === 'serialReps' ? 'serial' : 'burst'} by repetition (ms): ${parts.join('; ')}`);
   }
   const burst = report.ours?.burst;
   if (burst?.first_done_ms !== undefined)

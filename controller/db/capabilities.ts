@@ -39,6 +39,12 @@ export interface DialectCapabilities {
    * SQLite needs none: its write transactions already run one at a time.
    */
   readonly namedLocks: boolean;
+  /**
+   * Statements run in this process and return synchronously (SQLite through better-sqlite3): a
+   * group of them can run in one turn, with no promise or driver round per statement
+   * (statement-sessions.ts). Otherwise each statement is a round trip to the server.
+   */
+  readonly synchronousStatements: boolean;
 }
 
 export const SQLITE_CAPABILITIES: DialectCapabilities = {
@@ -54,6 +60,7 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   notifiesAcrossInstances: false,
   writableCtes: false,
   namedLocks: false,
+  synchronousStatements: true,
 };
 
 export const POSTGRES_CAPABILITIES: DialectCapabilities = {
@@ -71,4 +78,5 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   notifiesAcrossInstances: true,
   writableCtes: true,
   namedLocks: true,
+  synchronousStatements: false,
 };

@@ -21,10 +21,19 @@ export class PreparedStatement<R> {
     );
   }
 
-  run(db: Db, values: readonly unknown[]): Promise<QueryResult<R>> {
+  /** The compiled SQL, for a driver that runs it itself (statement-sessions.ts). */
+  get sql(): string {
+    return this.#compiled.sql;
+  }
+
+  /** The parameters of the compiled SQL for these slot values. */
+  parameters(values: readonly unknown[]): unknown[] {
     const fixed = this.#compiled.parameters;
-    const parameters = this.#slots.map((s, i) => (s < 0 ? fixed[i] : values[s]));
-    return db.executeQuery<R>({ ...this.#compiled, parameters });
+    return this.#slots.map((s, i) => (s < 0 ? fixed[i] : values[s]));
+  }
+
+  run(db: Db, values: readonly unknown[]): Promise<QueryResult<R>> {
+    return db.executeQuery<R>({ ...this.#compiled, parameters: this.parameters(values) });
   }
 }
 

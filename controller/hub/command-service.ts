@@ -14,6 +14,7 @@ import { AppError } from '../core/app-error.js';
 import { iso, type Clock } from '../core/clock.js';
 import { newId } from '../core/ids.js';
 import type { Db } from '../db/database.js';
+import { statementSessions } from '../db/statement-sessions.js';
 import type { Logger } from '../logger.js';
 import type { AllocationsService } from '../modules/allocations/index.js';
 import type { CommandSignals } from './command-signals.js';
@@ -48,6 +49,8 @@ export interface CommandServiceOptions {
   pollMs?: number;
   /** The dialect locks rows (PostgreSQL): sends lock their link row, see `linkOfCommandHeldBy`. */
   rowLocks: boolean;
+  /** The dialect's statements run synchronously (SQLite): the queue runs them outside Kysely. */
+  synchronousStatements: boolean;
 }
 
 export const isFinal = (state: CommandState): boolean => FINAL_COMMAND_STATES.includes(state);
@@ -90,7 +93,7 @@ export class CommandService {
     options: CommandServiceOptions,
   ) {
     this.#pollMs = options.pollMs ?? 250;
-    this.#statements = new CommandStatements(db, logger, options.rowLocks);
+    this.#statements = new CommandStatements(db, statementSessions(db, options), logger, options.rowLocks);
   }
 
   /** The hub of this instance offers its links; answers the function that withdraws them. */

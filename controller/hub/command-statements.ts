@@ -7,10 +7,12 @@
 // after another in the next group. On SQLite, Kysely hands its single connection to one query at a
 // time through a mutex that wakes every waiting query on each release, so a burst of 1,000 commands
 // whose reads queued there cost ~O(1,000²) wake-ups (a third of the burst's time, with the garbage).
+// On SQLite a group's statements run synchronously, outside Kysely (statement-sessions.ts).
 import type { CompiledQuery } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logger.js';
 import { PreparedStatement, slot } from '../db/prepared-statement.js';
+import { then, type StatementSessions } from '../db/statement-sessions.js';
 import { GroupCommit } from './group-commit.js';
 import { linkHeldBy, linkOfCommandHeldBy } from './link-queries.js';
 import { OPEN_COMMAND_STATES, type AgentCommandsTable, type CommandState } from './tables.js';
@@ -35,8 +37,6 @@ export type Outcome = Pick<
 const FRESH = { fresh: true } as const;
 const ATOMIC = { atomic: true } as const;
 
-const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
-
 export class CommandStatements {
   readonly #store: PreparedStatement<{ state: CommandState }>;
   readonly #findForClient: PreparedStatement<AgentCommandsTable>;
@@ -45,11 +45,15 @@ export class CommandStatements {
   readonly #claimOpen: PreparedStatement<unknown>;
   readonly #markAcked: PreparedStatement<unknown>;
   readonly #finish: PreparedStatement<AgentCommandsTable>;
+  readonly #setParams: PreparedStatement<unknown>;
   readonly #writes: GroupCommit;
 
-  /** `rowLocks`: the dialect's capability (PostgreSQL), see `linkOfCommandHeldBy`. */
-  constructor(db: Db, logger: Logger, rowLocks: boolean) {
-    this.#writes = new GroupCommit(db, logger);
+  /**
+   * `db` compiles the statements, `sessions` runs them (on the same database). `rowLocks`: the
+   * dialect's capability (PostgreSQL), see `linkOfCommandHeldBy`.
+   */
+  constructor(db: Db, sessions: StatementSessions, logger: Logger, rowLocks: boolean) {
+    this.#writes = new GroupCommit(sessions, logger);
     // INSERT … SELECT over one derived row `h` saying whether connection `sid` holds the link (one
     // primary-key read of agent_links): the command is stored and, when it may go out at once, its
     // send recorded, in one statement. Columns left out keep their NULL default; the attempt count is
@@ -161,6 +165,13 @@ export class CommandStatements {
         .returningAll()
         .compile(),
     );
+    this.#setParams = new PreparedStatement(
+      db
+        .updateTable('agent_commands')
+        .set({ params: slot(1) })
+        .where('id', '=', slot(0))
+        .compile(),
+    );
   }
 
   /**
@@ -171,22 +182,22 @@ export class CommandStatements {
   async insert(row: AgentCommandsTable, sid: string | undefined, now: string): Promise<AgentCommandsTable> {
     const values = STORED_COLUMNS.map((c) => row[c] as unknown);
     values.push(sid ?? null, now);
-    const stored = await this.#writes.run((db) => this.#store.run(db, values), FRESH);
-    if (stored.rows[0]?.state !== 'SENT') return row;
+    const stored = await this.#writes.run((run) => run.rows(this.#store, values), FRESH);
+    if (stored[0]?.state !== 'SENT') return row;
     return { ...row, state: 'SENT', sent_at: now, attempts: 1 };
   }
 
   async findForClient(clientId: string, id: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#writes.run((db) => this.#findForClient.run(db, [clientId, id]))).rows[0];
+    return (await this.#writes.run((run) => run.rows(this.#findForClient, [clientId, id])))[0];
   }
 
   /** A command as its agent may see it: only the commands of its own allocation. */
   async findForAllocation(allocationId: string, id: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#writes.run((db) => this.#findForAllocation.run(db, [allocationId, id]))).rows[0];
+    return (await this.#writes.run((run) => run.rows(this.#findForAllocation, [allocationId, id])))[0];
   }
 
   async claimQueued(id: string, sid: string, now: string): Promise<AgentCommandsTable | undefined> {
-    return (await this.#writes.run((db) => this.#claimQueued.run(db, [id, sid, now]))).rows[0];
+    return (await this.#writes.run((run) => run.rows(this.#claimQueued, [id, sid, now])))[0];
   }
 
   /**
@@ -194,11 +205,11 @@ export class CommandStatements {
    * no longer holds the link, the command is final or past its deadline (then it must not go out).
    */
   async claimOpen(id: string, sid: string, now: string): Promise<boolean> {
-    return affected(await this.#writes.run((db) => this.#claimOpen.run(db, [id, sid, now]))) === 1;
+    return (await this.#writes.run((run) => run.changes(this.#claimOpen, [id, sid, now]))) === 1;
   }
 
   async markAcked(allocationId: string, id: string, now: string): Promise<boolean> {
-    return affected(await this.#writes.run((db) => this.#markAcked.run(db, [allocationId, id, now]))) === 1;
+    return (await this.#writes.run((run) => run.changes(this.#markAcked, [allocationId, id, now]))) === 1;
   }
 
   /**
@@ -214,13 +225,16 @@ export class CommandStatements {
   ): Promise<AgentCommandsTable | undefined> {
     const values = [allocationId, id, o.state, o.output, o.fault_code, o.fault_message, o.fault_retryable];
     values.push(o.finished_at);
-    if (redact === undefined) return (await this.#writes.run((db) => this.#finish.run(db, values))).rows[0];
-    return this.#writes.run(async (db) => {
-      const row = (await this.#finish.run(db, values)).rows[0];
-      const params = row === undefined ? undefined : redact(row.params);
-      if (row === undefined || params === undefined) return row;
-      await db.updateTable('agent_commands').set({ params }).where('id', '=', row.id).execute();
-      return { ...row, params };
-    }, ATOMIC);
+    if (redact === undefined) return (await this.#writes.run((run) => run.rows(this.#finish, values)))[0];
+    return this.#writes.run(
+      (run) =>
+        then(run.rows(this.#finish, values), (rows) => {
+          const row = rows[0];
+          const params = row === undefined ? undefined : redact(row.params);
+          if (row === undefined || params === undefined) return row;
+          return then(run.changes(this.#setParams, [row.id, params]), () => ({ ...row, params }));
+        }),
+      ATOMIC,
+    );
   }
 }

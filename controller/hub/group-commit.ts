@@ -13,11 +13,16 @@
 // Two lanes: writes about commands already out (ack, result, send, reads for waiting callers) go
 // before new commands (`fresh`), which keep a share of every group, so a burst being stored never
 // holds back the results of the commands it has already sent, and results never stop new commands.
-import type { Db } from '../db/database.js';
+// On SQLite the writes of a group run synchronously, one after the other in one turn
+// (statement-sessions.ts); on PostgreSQL a write asked for while the group waits for the server joins it.
+import type { Eventually, StatementRunner, StatementSessions } from '../db/statement-sessions.js';
 import { errorFields, type Logger } from '../logger.js';
 
+/** A write of the queue: its statements, run on the group's transaction (or alone). */
+export type Write<T> = (run: StatementRunner) => Eventually<T>;
+
 interface Pending {
-  write: (db: Db) => Promise<unknown>;
+  write: Write<unknown>;
   atomic: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
@@ -78,7 +83,7 @@ export class GroupCommit {
   #flushing = false;
 
   constructor(
-    private readonly db: Db,
+    private readonly sessions: StatementSessions,
     private readonly logger: Logger,
     options: GroupCommitOptions = {},
   ) {
@@ -92,7 +97,7 @@ export class GroupCommit {
   }
 
   /** Runs `write` (on the transaction it is given) in a coming group; resolves once committed. */
-  run<T>(write: (db: Db) => Promise<T>, options: WriteOptions = {}): Promise<T> {
+  run<T>(write: Write<T>, options: WriteOptions = {}): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const pending = {
         write,
@@ -156,14 +161,28 @@ export class GroupCommit {
     let results: unknown[];
     try {
       const startedAt = performance.now();
-      results = await this.db.transaction().execute(async (trx) => {
+      const next = (): Pending | undefined => {
+        const full = group.length >= this.#maxWrites || performance.now() - startedAt >= this.#maxMs;
+        return full ? undefined : take();
+      };
+      results = await this.sessions.transaction((run) => {
         const out: unknown[] = [];
-        for (let p = group[0]; p !== undefined;) {
-          out.push(await p.write(trx));
-          const full = group.length >= this.#maxWrites || performance.now() - startedAt >= this.#maxMs;
-          p = full ? undefined : take();
-        }
-        return out;
+        // Synchronous writes follow one another in this loop; a write that answers a promise
+        // (PostgreSQL) continues it once answered.
+        const from = (first: Pending | undefined): Eventually<unknown[]> => {
+          for (let p = first; p !== undefined; p = next()) {
+            const value = p.write(run);
+            if (value instanceof Promise) {
+              return value.then((v) => {
+                out.push(v);
+                return from(next());
+              });
+            }
+            out.push(value);
+          }
+          return out;
+        };
+        return from(group[0]);
       });
     } catch (err) {
       if (group.length === 1) {
@@ -184,7 +203,7 @@ export class GroupCommit {
 
   /** One write on its own: in a transaction of its own only when it is atomic. */
   #alone(p: Pending): Promise<void> {
-    const done = p.atomic ? this.db.transaction().execute((trx) => p.write(trx)) : p.write(this.db);
+    const done = p.atomic ? this.sessions.transaction(p.write) : this.sessions.alone(p.write);
     return done.then(p.resolve, p.reject);
   }
 }

@@ -21,6 +21,7 @@ export const hubModule = defineModule({
     const signals = new LocalCommandSignals();
     const commands = new CommandService(db, clock, signals, allocations, logger, {
       rowLocks: caps.rowLocks,
+      synchronousStatements: caps.synchronousStatements,
     });
     const hub = new AgentHub(
       {

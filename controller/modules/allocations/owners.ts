@@ -2,6 +2,8 @@
 // turn of the event loop are answered by one statement (a burst of commands to a thousand routers
 // costs one read, not a thousand), and positive answers are kept: an allocation never changes
 // client and is never deleted. The cache is bounded so that scanning ids cannot grow it without limit.
+// Owners read for another reason (an agent's handshake reads its allocation) are kept too, so the
+// first command to a linked router needs no read.
 import { chunks } from '../../core/chunks.js';
 import type { Db } from '../../db/database.js';
 
@@ -38,6 +40,13 @@ export class AllocationOwners {
     return owner === clientId;
   }
 
+  /** Keeps an owner read elsewhere (an allocation's row). */
+  remember(allocationId: string, clientId: string): void {
+    if (this.#owners.get(allocationId) === clientId) return;
+    if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
+    this.#owners.set(allocationId, clientId);
+  }
+
   async #lookUp(): Promise<void> {
     const pending = this.#pending;
     this.#pending = new Map();
@@ -56,10 +65,7 @@ export class AllocationOwners {
     } catch (err) {
       failure = err;
     }
-    for (const [id, owner] of found) {
-      if (this.#owners.size >= MAX_KNOWN_ALLOCATIONS) this.#owners.clear();
-      this.#owners.set(id, owner);
-    }
+    for (const [id, owner] of found) this.remember(id, owner);
     // Every caller is answered: its owner (undefined when there is none), or the read's failure.
     for (const [id, waiters] of pending) {
       for (const w of waiters) {

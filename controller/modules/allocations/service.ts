@@ -261,6 +261,7 @@ export class AllocationsService {
       agent_public_key: input.agentKey,
     });
     if (!claimed) return undefined;
+    this.#owners.remember(claimed.id, claimed.client_id);
     if (input.facts) await this.recordFacts(claimed.id, input.facts, input.factsAt);
     return { allocationId: claimed.id, clientId: claimed.client_id, agentId };
   }
@@ -269,6 +270,8 @@ export class AllocationsService {
   async findAgent(agentId: string): Promise<AgentRecord | undefined> {
     const row = await q.findByAgentId(this.db, agentId);
     if (!row?.agent_public_key) return undefined;
+    // The hub sends this allocation's commands next: its owner is known without another read.
+    this.#owners.remember(row.id, row.client_id);
     return {
       allocationId: row.id,
       clientId: row.client_id,

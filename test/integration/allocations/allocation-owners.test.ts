@@ -52,6 +52,19 @@ forEachDatabase('allocation owners', (database) => {
     }
   });
 
+  it('answers from an owner remembered from another read (an agent handshake) without reading', async () => {
+    const owners = new AllocationOwners(handle.db);
+    owners.remember(alloc(3), B);
+    const spy = sinon.spy(handle.db.getExecutor(), 'executeQuery');
+    try {
+      expect(await owners.belongsTo(B, alloc(3))).to.equal(true);
+      expect(await owners.belongsTo(A, alloc(3))).to.equal(false);
+      expect(spy.callCount).to.equal(0);
+    } finally {
+      spy.restore();
+    }
+  });
+
   it('fails every caller of a turn whose read failed, and answers the next turn afresh', async () => {
     const owners = new AllocationOwners(handle.db);
     const stub = sinon.stub(handle.db.getExecutor(), 'executeQuery').rejects(new Error('database gone'));

@@ -4,6 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { CompiledQuery } from 'kysely';
+import sinon from 'sinon';
 import { pino } from 'pino';
 import { createController } from '../../../controller/controller.js';
 import { ManualClock } from '../../../controller/core/clock.js';
@@ -157,5 +159,41 @@ forEachDatabase('controller instances', (database) => {
     expect(agent.deliveries).to.have.length(1);
     expect(moved.frames.filter((f) => f.type === 'command')).to.have.length(1);
     expect(old.frames.filter((f) => f.type === 'command')).to.have.length(0);
+  });
+  it("queues the first command to an agent linked here without reading its allocation's owner", async () => {
+    // The owner was read with the agent's enrolment (first instance) or its hello (second).
+    const allocationsRead = async (instance: Instance, run: () => Promise<unknown>) => {
+      const spy = sinon.spy(instance.t.controller.database.db.getExecutor(), 'executeQuery');
+      try {
+        await run();
+        return spy.getCalls().filter((c) => /from "allocations"/.test((c.args[0] as CompiledQuery).sql))
+          .length;
+      } finally {
+        spy.restore();
+      }
+    };
+    const first = await start('instance-1');
+    const { client, agent, allocationId } = await clientWithAgent(first);
+    const enqueue = (i: Instance) => () =>
+      i.t.controller.services.commands.enqueue(client.id, allocationId, 'router.ping', {});
+    expect(await allocationsRead(first, enqueue(first))).to.equal(0);
+    await agent.link!.close();
+    await first.t.linkRecordedDown(allocationId);
+    await stop(first);
+    const second = await start('instance-2');
+    agent.url = second.agentUrl;
+    await agent.connect();
+    expect(await allocationsRead(second, enqueue(second))).to.equal(0);
+    // Whereas an allocation whose agent never linked here is read once.
+    const other = await second.t.request('POST', '/api/v1/clients/allocations', {
+      token: client.token,
+      body: {},
+    });
+    const otherId = other.body.data.allocation.id as string;
+    expect(
+      await allocationsRead(second, () =>
+        second.t.controller.services.commands.enqueue(client.id, otherId, 'router.ping', {}),
+      ),
+    ).to.equal(1);
   });
 });

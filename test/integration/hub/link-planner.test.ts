@@ -13,6 +13,7 @@ import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import * as links from '../../../controller/hub/link-queries.js';
 import * as commands from '../../../controller/hub/command-queries.js';
 import { CommandStatements } from '../../../controller/hub/command-statements.js';
+import { KyselySessions } from '../../../controller/db/statement-sessions.js';
 
 const IDS = Array.from({ length: 16 }, (_, i) => `a${i}`);
 const NOW = '2026-11-21T10:00:00.000Z';
@@ -69,17 +70,27 @@ describe('agent link statements, before any ANALYZE [sqlite]', () => {
     { name: 'sweep of QUEUED commands', run: () => commands.queuedForInstance(db, 'i1', NOW, 1000) },
     {
       name: 'send of an open command',
-      run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimOpen('c1', 's1', NOW),
+      run: () =>
+        new CommandStatements(db, new KyselySessions(db), pino({ level: 'silent' }), false).claimOpen(
+          'c1',
+          's1',
+          NOW,
+        ),
     },
     {
       name: 'send of a command just queued',
-      run: () => new CommandStatements(db, pino({ level: 'silent' }), false).claimQueued('c1', 's1', NOW),
+      run: () =>
+        new CommandStatements(db, new KyselySessions(db), pino({ level: 'silent' }), false).claimQueued(
+          'c1',
+          's1',
+          NOW,
+        ),
     },
     {
       name: 'store and send of a new command',
       // The allocation does not exist: the statement fails on its foreign key once planned and run.
       run: () =>
-        new CommandStatements(db, pino({ level: 'silent' }), false)
+        new CommandStatements(db, new KyselySessions(db), pino({ level: 'silent' }), false)
           .insert(
             {
               id: 'c2',
