@@ -181,7 +181,8 @@ export class RealtimeBroker {
     }
     const seqs = texts.map((_, i) => first + i);
     // Where instances are told by NOTIFY, this one is too (in commit order, so in offset order).
-    if (!this.deps.caps.notifiesAcrossInstances) texts.forEach((text, i) => this.#accept(channel, seqs[i]!, text));
+    if (!this.deps.caps.notifiesAcrossInstances)
+      texts.forEach((text, i) => this.#accept(channel, seqs[i]!, text));
     // Old publications go now and then, outside the offset's lock; the publications are stored
     // whether or not this succeeds.
     const last = seqs[seqs.length - 1]!;
@@ -189,7 +190,9 @@ export class RealtimeBroker {
     if (last > keep && Math.floor(last / PRUNE_EVERY) > Math.floor((first - 1) / PRUNE_EVERY)) {
       await q
         .pruneHistory(db, channel, last - keep)
-        .catch((err) => this.deps.logger.warn({ err: String(err), channel }, 'realtime history prune failed'));
+        .catch((err) =>
+          this.deps.logger.warn({ err: String(err), channel }, 'realtime history prune failed'),
+        );
     }
     return seqs;
   }
