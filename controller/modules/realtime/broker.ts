@@ -81,6 +81,13 @@ export class RealtimeBroker {
   readonly #pendingFanOut = new Set<string>();
   /** Channels whose tail grew and whose subscribers are pushed at the next turn. */
   readonly #deliveryDue = new Set<string>();
+  /**
+   * Channels with a store statement of this instance under way (several instances): pushes wait
+   * for it, since it commits right after the announcements it waited behind.
+   */
+  readonly #storing = new Set<string>();
+  /** Channels whose tail grew while held by `#storing`. */
+  readonly #held = new Set<string>();
   /** Per channel, publications waiting for (or in) their store statement. */
   readonly #storeQueues = new Map<string, StoreQueue<string, number>>();
   readonly #sessionDeps: SessionDeps;
@@ -165,7 +172,15 @@ export class RealtimeBroker {
     const announced = texts.map((text) => announcementAfterOffset(channel, text));
     let first: number | null = null;
     if (this.deps.caps.writableCtes && this.deps.caps.notifiesAcrossInstances) {
-      first = await q.publishInOneStatement(db, channel, texts, now, LISTEN_CHANNEL, announced);
+      // Another instance's publications committed while this statement waits for the channel
+      // row go out with this one's, which follow at once: one frame per socket, not two.
+      this.#storing.add(channel);
+      try {
+        first = await q.publishInOneStatement(db, channel, texts, now, LISTEN_CHANNEL, announced);
+      } finally {
+        this.#storing.delete(channel);
+        if (this.#held.delete(channel)) this.#deliverSoon(channel);
+      }
     }
     if (first === null) {
       first = await db.transaction().execute(async (trx) => {
@@ -272,7 +287,15 @@ export class RealtimeBroker {
       this.#tails.set(channel, into);
       into.offer(seq, pushFrame(channel, { seq, data }, ns));
     }
-    // Pushed once this turn's announcements are in: a burst goes out as one frame per socket.
+    if (this.#storing.has(channel)) {
+      this.#held.add(channel);
+      return;
+    }
+    this.#deliverSoon(channel);
+  }
+
+  /** Pushed once this turn's announcements are in: a burst goes out as one frame per socket. */
+  #deliverSoon(channel: string): void {
     if (this.#deliveryDue.has(channel)) return;
     this.#deliveryDue.add(channel);
     setImmediate(() => {
