@@ -310,11 +310,18 @@ export class RealtimeBroker {
     const tail = this.#tails.get(channel);
     if (!subs || subs.size === 0 || !tail) return;
     let behind = false;
+    const top = tail.top;
+    // Subscribers mostly share one position: its frame is looked up once for the run of them.
+    let lastAt: number | undefined;
+    let message: PrebuiltFrame | null = null;
     for (const sub of subs) {
       const at = sub.offset;
-      if (at === undefined || at >= tail.top) continue;
-      const message = tail.frameAfter(at);
-      if (message) sub.deliver(tail.top, message);
+      if (at === undefined || at >= top) continue;
+      if (at !== lastAt) {
+        lastAt = at;
+        message = tail.frameAfter(at);
+      }
+      if (message) sub.deliver(top, message);
       else behind = true;
     }
     if (behind) this.#fanOut(channel);
