@@ -145,10 +145,8 @@ export class RealtimeBroker {
     const ns = namespaceOf(channel);
     if (isReplyError(ns)) throw new Error(`cannot publish on ${channel}: ${ns.message}`);
     const text = JSON.stringify(data);
-    if (!this.#knownChannels.has(channel)) {
-      await q.ensureChannel(this.deps.db, channel, newId(), iso(this.deps.clock.now()));
-      this.#knownChannels.add(channel);
-    }
+    // Queued at once (the channel's row is made by the store when missing): offsets follow the
+    // order of the calls.
     let queue = this.#storeQueues.get(channel);
     if (!queue) {
       const created = new StoreQueue<string, number>(
@@ -184,7 +182,7 @@ export class RealtimeBroker {
     }
     if (first === null) {
       first = await db.transaction().execute(async (trx) => {
-        await q.ensureChannel(trx, channel, newId(), now);
+        if (!this.#knownChannels.has(channel)) await q.ensureChannel(trx, channel, newId(), now);
         const from = (await q.takeOffsets(trx, channel, texts.length)) - texts.length + 1;
         await q.insertPublications(trx, channel, from, texts, now);
         // Delivered to every LISTENer when (and only if) the transaction commits.
@@ -194,6 +192,7 @@ export class RealtimeBroker {
         return from;
       });
     }
+    this.#knownChannels.add(channel);
     const seqs = texts.map((_, i) => first + i);
     // Where instances are told by NOTIFY, this one is too (in commit order, so in offset order).
     if (!this.deps.caps.notifiesAcrossInstances)

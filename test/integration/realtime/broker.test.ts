@@ -292,6 +292,19 @@ forEachDatabase('realtime broker', (database) => {
     b.ws.close();
   });
 
+  it('gives publications asked for together offsets in the order asked, on a channel new to the database too', async () => {
+    const broker = t.controller.services.realtime;
+    const stored = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => broker.publish('support:never-used', { n })),
+    );
+    expect(stored.map((s) => s.offset)).to.deep.equal(Array.from({ length: 12 }, (_, i) => i + 1));
+    const client = await connected((await hub.expert()).token);
+    const history = await client.history('support:never-used', { limit: 20 });
+    expect(history.publications.map((p) => [p.offset, (p.data as { n: number }).n])).to.deep.equal(
+      Array.from({ length: 12 }, (_, i) => [i + 1, i]),
+    );
+  });
+
   it('writes presence in batches: every subscriber listed, a closed socket gone', async () => {
     const techs = await Promise.all([hub.expert(), hub.expert(), hub.expert()]);
     const subscribed = await Promise.all(
