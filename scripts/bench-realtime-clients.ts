@@ -7,7 +7,8 @@
 // across targets (a loaded machine then slows them all alike).
 // Each publication's data carries {seq, t} (t: sender's epoch milliseconds, sub-millisecond); the
 // process records receipt − t per delivery in a log histogram, counts deliveries per socket and
-// seq, and tells the driver when all its sockets of a target have a seq.
+// seq and the frames that carried burst publications, and tells the driver when all its sockets
+// of a target have a seq.
 // IPC in:  {open: Target[], split} → out {ready: {opened[], failed[], seconds[]}};
 //          {report: true} → out {report: TargetReport[]}; {close: true}.
 // IPC out: {got: [target, seq]} once every socket of this process on that target has seq.
@@ -48,6 +49,8 @@ class TargetState {
   burst = new Map<number, number>();
   doubled = 0;
   delivered = 0;
+  /** Frames that carried publications of the bursts (a burst in one frame counts one). */
+  burstFrames = 0;
   opened = 0;
   failed = 0;
   constructor(
@@ -107,7 +110,12 @@ function open(t: TargetState, url: string, sock: number, attempt = 1): Promise<b
     });
     ws.on('message', (buf) => {
       const text = buf.toString();
-      if (t.spec.kind !== 'ours') return record(t, sock, JSON.parse(text));
+      if (t.spec.kind !== 'ours') {
+        const data = JSON.parse(text);
+        if (data.seq > split) t.burstFrames++;
+        return record(t, sock, data);
+      }
+      let burst = false;
       for (const line of text.split('\n')) {
         if (line === '{}') {
           ws.send('{}');
@@ -119,8 +127,12 @@ function open(t: TargetState, url: string, sock: number, attempt = 1): Promise<b
           t.sockets[sock] = ws;
           resolve(true);
         } else if (m.error) fail();
-        else if (m.push?.pub) record(t, sock, m.push.pub.data);
+        else if (m.push?.pub) {
+          if (m.push.pub.data.seq > split) burst = true;
+          record(t, sock, m.push.pub.data);
+        }
       }
+      if (burst) t.burstFrames++;
     });
   });
 }
@@ -162,6 +174,7 @@ process.on('message', async (m: { open?: Target[]; split?: number; report?: bool
         burst: [...t.burst],
         doubled: t.doubled,
         delivered: t.delivered,
+        burstFrames: t.burstFrames,
         opened: t.opened,
         failed: t.failed,
       })),

@@ -21,7 +21,7 @@ async function freePort(): Promise<number> {
 export async function startNchan(
   work: string,
   track: (c: ChildProcess) => ChildProcess,
-): Promise<{ pub: string; sub: string } | string> {
+): Promise<{ pub: string; sub: string; pid: number } | string> {
   if (!existsSync(NGINX)) return `${NGINX} not installed`;
   if (!existsSync(MODULE)) return `${MODULE} not installed`;
   const port = await freePort();
@@ -47,11 +47,11 @@ http {
   );
   const test = spawnSync(NGINX, ['-t', '-c', conf, '-p', dir], { encoding: 'utf8' });
   if (test.status !== 0) return `nginx refused the configuration: ${test.stderr.trim().split('\n')[0]}`;
-  track(spawn(NGINX, ['-c', conf, '-p', dir], { stdio: 'ignore' }));
+  const nginx = track(spawn(NGINX, ['-c', conf, '-p', dir], { stdio: 'ignore' }));
   for (let i = 0; i < 50; i++) {
     try {
       await fetch(`http://127.0.0.1:${port}/pub`, { method: 'GET' });
-      return { pub: `http://127.0.0.1:${port}/pub`, sub: `ws://127.0.0.1:${port}/sub` };
+      return { pub: `http://127.0.0.1:${port}/pub`, sub: `ws://127.0.0.1:${port}/sub`, pid: nginx.pid! };
     } catch {
       await sleep(100);
     }

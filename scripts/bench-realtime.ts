@@ -9,7 +9,9 @@
 // publication goes to one target, is awaited on all its sockets, then the next target gets the
 // same, in a rotating order; bursts likewise. On a loaded machine every target then meets the
 // same load. Figures: p50/p99 per mode, deliveries lost (never received within `--wait-ms`) and
-// doubled, sockets that failed to open; ratios to the floor and to nchan; the goals (one instance
+// doubled, sockets that failed to open; ratios to the floor and to nchan; the servers' CPU per
+// delivery (from /proc, so it holds under load better than latencies; PostgreSQL's own excluded)
+// and the frames each socket took per burst; the goals (one instance
 // p99 ≤ 2× floor and ≤ nchan, two instances < 100 ms, nothing lost or doubled) as PASS/FAIL, and
 // the load average. Loopback only; every process is stopped by its PID.
 //   node --import tsx scripts/bench-realtime.ts [--subscribers 5000] [--procs 4] [--pg URL]
@@ -22,6 +24,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { processCpuSeconds } from './bench-process-cpu.js';
 import { startNchan } from './bench-realtime-nchan.js';
 import { load } from './bench-support.js';
 
@@ -110,6 +113,8 @@ interface Target {
   kind: 'ours' | 'floor' | 'nchan';
   urls: string[];
   token?: string;
+  /** The serving processes (their CPU is measured; nginx's worker counts as its master's child). */
+  pids: number[];
   publish: (seq: number, data: unknown) => Promise<void> | void;
 }
 const targets: Target[] = [];
@@ -123,6 +128,7 @@ if (!skip.has('floor')) {
     name: 'floor (bare ws)',
     kind: 'floor',
     urls: [`ws://127.0.0.1:${port}/`],
+    pids: [s.c.pid!],
     publish: (_i, d) => ipcPublish(s.c)(d),
   });
 }
@@ -136,6 +142,7 @@ if (!skip.has('nchan')) {
       name: 'nchan (nginx, 1 worker)',
       kind: 'nchan',
       urls: [n.sub],
+      pids: [n.pid],
       publish: async (_i, data) => {
         const res = await fetch(n.pub, {
           method: 'POST',
@@ -155,6 +162,7 @@ if (!skip.has('ours1')) {
     kind: 'ours',
     urls: [`ws://127.0.0.1:${port}/realtime`],
     token,
+    pids: [s.c.pid!],
     publish: (_i, d) => ipcPublish(s.c)(d),
   });
 }
@@ -177,6 +185,7 @@ if (!skip.has('ours2')) {
       kind: 'ours',
       urls: [`ws://127.0.0.1:${ra.port}/realtime`, `ws://127.0.0.1:${rb.port}/realtime`],
       token: ra.token,
+      pids: [a.c.pid!, b.c.pid!],
       publish: (i, d) => ipcPublish(i % 2 ? a.c : b.c)(d),
     });
     cleanups.push(async () => {
@@ -264,6 +273,8 @@ await sleep(1000);
 
 // --- the schedule: interleaved, rotating which target goes first --------------------------------
 const pad = 'x'.repeat(120); // about the size of a PRO_STATUS_CHANGED event
+/** Each target's server CPU seconds before the singles, after them, after the bursts. */
+const cpu = targets.map((t) => [processCpuSeconds(t.pids)]);
 const order = (round: number) => targets.map((_, i) => (i + round) % targets.length);
 for (let seq = 1; seq <= SINGLE; seq++) {
   for (const t of order(seq)) {
@@ -274,6 +285,7 @@ for (let seq = 1; seq <= SINGLE; seq++) {
   }
 }
 progress(`${SINGLE} single publications per target done`);
+targets.forEach((t, i) => cpu[i]!.push(processCpuSeconds(t.pids)));
 for (let b = 0; b < BURSTS; b++) {
   for (const t of order(b)) {
     const first = SINGLE + b * BURST + 1;
@@ -284,6 +296,7 @@ for (let b = 0; b < BURSTS; b++) {
     await sleep(100);
   }
 }
+targets.forEach((t, i) => cpu[i]!.push(processCpuSeconds(t.pids)));
 const loadAfter = load();
 const reports = await Promise.all(
   clients.map((c) => {
@@ -302,6 +315,7 @@ interface Report {
   burst: [number, number][];
   doubled: number;
   delivered: number;
+  burstFrames: number;
   opened: number;
   failed: number;
 }
@@ -325,6 +339,10 @@ interface Row {
   doubled: number;
   failed: number;
   openS: number;
+  /** Server CPU microseconds per delivery (publication × socket), singles and bursts. */
+  cpuUs: { single: number; burst: number };
+  /** Frames per socket per burst (1 when a burst goes out as one frame). */
+  framesPerBurst: number;
 }
 const rows: Row[] = targets.map((t, i) => {
   const r = reports.map((per) => per[i]!);
@@ -354,6 +372,11 @@ const rows: Row[] = targets.map((t, i) => {
     doubled: r.reduce((a, x) => a + x.doubled, 0),
     failed: failedSockets[i]!,
     openS: openSeconds[i]!,
+    cpuUs: {
+      single: ((cpu[i]![1]! - cpu[i]![0]!) * 1e6) / (openSockets[i]! * SINGLE),
+      burst: ((cpu[i]![2]! - cpu[i]![1]!) * 1e6) / (openSockets[i]! * BURSTS * BURST),
+    },
+    framesPerBurst: r.reduce((a, x) => a + x.burstFrames, 0) / (openSockets[i]! * BURSTS),
   };
 });
 
@@ -366,11 +389,11 @@ const lines = [
   `bench:realtime  ${N} subscribers per target on support:presence, ${SINGLE} single publications + ${BURSTS} bursts of ${BURST}, interleaved across targets; ${PROCS} client processes; all sockets opened in ${connectS.toFixed(1)} s`,
   `load average (1, 5, 15 min): ${loadBefore} before, ${loadAfter} after; ${process.env.HOSTNAME ?? ''} ${(await import('node:os')).cpus().length} cores`,
   '',
-  '| target | single p50 ms | single p99 ms | burst p50 ms | burst p99 ms | p99 / floor (single, burst) | p99 / nchan (single, burst) | lost | doubled | sockets failed | open s |',
-  '|---|---|---|---|---|---|---|---|---|---|---|',
+  '| target | single p50 ms | single p99 ms | burst p50 ms | burst p99 ms | p99 / floor (single, burst) | p99 / nchan (single, burst) | server CPU µs per delivery (single, burst) | frames per socket per burst | lost | doubled | sockets failed | open s |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${f(r.single.p50)} | ${f(r.single.p99)} | ${f(r.burst.p50)} | ${f(r.burst.p99)} | ${ratio(r, floor)} | ${ratio(r, nchan)} | ${r.lost} | ${r.doubled} | ${r.failed} | ${r.openS.toFixed(1)} |`,
+      `| ${r.name} | ${f(r.single.p50)} | ${f(r.single.p99)} | ${f(r.burst.p50)} | ${f(r.burst.p99)} | ${ratio(r, floor)} | ${ratio(r, nchan)} | ${f(r.cpuUs.single)}, ${f(r.cpuUs.burst)} | ${f(r.framesPerBurst)} | ${r.lost} | ${r.doubled} | ${r.failed} | ${r.openS.toFixed(1)} |`,
   ),
   '',
 ];

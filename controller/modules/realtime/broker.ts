@@ -23,6 +23,7 @@ import { ChannelTail } from './channel-tail.js';
 import { ClientSession, pushFrame, type SessionDeps, type Subscription } from './client-session.js';
 import { prebuildTextFrame, type PrebuiltFrame } from './prebuilt-frame.js';
 import { PresenceWriter } from './presence-writer.js';
+import { StoreQueue } from './store-queue.js';
 import { FANOUT_KEEP, NAMESPACES, namespaceOf, isReplyError } from './protocol.js';
 import * as q from './queries.js';
 
@@ -31,6 +32,8 @@ const LISTEN_CHANNEL = 'realtime_publication';
 const READ_BATCH = 500;
 const PRESENCE_TOUCH_MS = 60_000;
 const PRUNE_EVERY = 50;
+/** Publications stored by one statement at most. */
+const STORE_BATCH = 100;
 /**
  * How long a token's account stays trusted without being read again: a reconnecting crowd (one
  * account on many devices, a restarted instance) reads each account once, and an account
@@ -78,6 +81,15 @@ export class RealtimeBroker {
   readonly #pendingFanOut = new Set<string>();
   /** Channels whose tail grew and whose subscribers are pushed at the next turn. */
   readonly #deliveryDue = new Set<string>();
+  /**
+   * Channels with a store statement of this instance under way (several instances): pushes wait
+   * for it, since it commits right after the announcements it waited behind.
+   */
+  readonly #storing = new Set<string>();
+  /** Channels whose tail grew while held by `#storing`. */
+  readonly #held = new Set<string>();
+  /** Per channel, publications waiting for (or in) their store statement. */
+  readonly #storeQueues = new Map<string, StoreQueue<string, number>>();
   readonly #sessionDeps: SessionDeps;
   #listening: DbListening | null = null;
   #touch: NodeJS.Timeout | undefined;
@@ -124,39 +136,79 @@ export class RealtimeBroker {
     this.#guards.set(channel, guard);
   }
 
-  /** Stores the publication with the channel's next offset and announces it. */
+  /**
+   * Stores the publication with the channel's next offset and announces it. Publications of a
+   * channel asked for together, or while its previous store runs, are stored by one statement,
+   * with consecutive offsets in the order asked (store-queue.ts).
+   */
   async publish(channel: string, data: unknown): Promise<{ offset: number }> {
+    const ns = namespaceOf(channel);
+    if (isReplyError(ns)) throw new Error(`cannot publish on ${channel}: ${ns.message}`);
+    const text = JSON.stringify(data);
+    // Queued at once (the channel's row is made by the store when missing): offsets follow the
+    // order of the calls.
+    let queue = this.#storeQueues.get(channel);
+    if (!queue) {
+      const created = new StoreQueue<string, number>(
+        (texts) => this.#store(channel, texts),
+        STORE_BATCH,
+        () => {
+          if (this.#storeQueues.get(channel) === created) this.#storeQueues.delete(channel);
+        },
+      );
+      this.#storeQueues.set(channel, (queue = created));
+    }
+    return { offset: await queue.add(text) };
+  }
+
+  /** Stores publications with the channel's next offsets (in order) and announces them. */
+  async #store(channel: string, texts: string[]): Promise<number[]> {
     const ns = namespaceOf(channel);
     if (isReplyError(ns)) throw new Error(`cannot publish on ${channel}: ${ns.message}`);
     const db = this.deps.db;
     const now = iso(this.deps.clock.now());
-    const text = JSON.stringify(data);
-    if (!this.#knownChannels.has(channel)) {
-      await q.ensureChannel(db, channel, newId(), now);
-      this.#knownChannels.add(channel);
-    }
-    const announced = announcementAfterOffset(channel, text);
-    let seq: number | null = null;
+    const announced = texts.map((text) => announcementAfterOffset(channel, text));
+    let first: number | null = null;
     if (this.deps.caps.writableCtes && this.deps.caps.notifiesAcrossInstances) {
-      seq = await q.publishInOneStatement(db, channel, text, now, LISTEN_CHANNEL, announced);
+      // Another instance's publications committed while this statement waits for the channel
+      // row go out with this one's, which follow at once: one frame per socket, not two.
+      this.#storing.add(channel);
+      try {
+        first = await q.publishInOneStatement(db, channel, texts, now, LISTEN_CHANNEL, announced);
+      } finally {
+        this.#storing.delete(channel);
+        if (this.#held.delete(channel)) this.#deliverSoon(channel);
+      }
     }
-    if (seq === null) {
-      seq = await db.transaction().execute(async (trx) => {
-        await q.ensureChannel(trx, channel, newId(), now);
-        const next = await q.nextOffset(trx, channel);
-        await q.insertPublication(trx, channel, next.seq, text, now);
+    if (first === null) {
+      first = await db.transaction().execute(async (trx) => {
+        if (!this.#knownChannels.has(channel)) await q.ensureChannel(trx, channel, newId(), now);
+        const from = (await q.takeOffsets(trx, channel, texts.length)) - texts.length + 1;
+        await q.insertPublications(trx, channel, from, texts, now);
         // Delivered to every LISTENer when (and only if) the transaction commits.
         if (this.deps.caps.notifiesAcrossInstances)
-          await q.notify(trx, LISTEN_CHANNEL, `${next.seq} ${announced}`);
-        return next.seq;
+          for (let i = 0; i < texts.length; i++)
+            await q.notify(trx, LISTEN_CHANNEL, `${from + i} ${announced[i]}`);
+        return from;
       });
     }
+    this.#knownChannels.add(channel);
+    const seqs = texts.map((_, i) => first + i);
     // Where instances are told by NOTIFY, this one is too (in commit order, so in offset order).
-    if (!this.deps.caps.notifiesAcrossInstances) this.#accept(channel, seq, text);
-    // Old publications go now and then, outside the offset's lock.
+    if (!this.deps.caps.notifiesAcrossInstances)
+      texts.forEach((text, i) => this.#accept(channel, seqs[i]!, text));
+    // Old publications go now and then, outside the offset's lock; the publications are stored
+    // whether or not this succeeds.
+    const last = seqs[seqs.length - 1]!;
     const keep = Math.max(ns.historySize, FANOUT_KEEP);
-    if (seq > keep && seq % PRUNE_EVERY === 0) await q.pruneHistory(db, channel, seq - keep);
-    return { offset: seq };
+    if (last > keep && Math.floor(last / PRUNE_EVERY) > Math.floor((first - 1) / PRUNE_EVERY)) {
+      await q
+        .pruneHistory(db, channel, last - keep)
+        .catch((err) =>
+          this.deps.logger.warn({ err: String(err), channel }, 'realtime history prune failed'),
+        );
+    }
+    return seqs;
   }
 
   /** Takes an upgrade aimed at /realtime (true), refusing a browser whose Origin is not admitted. */
@@ -234,7 +286,15 @@ export class RealtimeBroker {
       this.#tails.set(channel, into);
       into.offer(seq, pushFrame(channel, { seq, data }, ns));
     }
-    // Pushed once this turn's announcements are in: a burst goes out as one frame per socket.
+    if (this.#storing.has(channel)) {
+      this.#held.add(channel);
+      return;
+    }
+    this.#deliverSoon(channel);
+  }
+
+  /** Pushed once this turn's announcements are in: a burst goes out as one frame per socket. */
+  #deliverSoon(channel: string): void {
     if (this.#deliveryDue.has(channel)) return;
     this.#deliveryDue.add(channel);
     setImmediate(() => {
@@ -249,11 +309,18 @@ export class RealtimeBroker {
     const tail = this.#tails.get(channel);
     if (!subs || subs.size === 0 || !tail) return;
     let behind = false;
+    const top = tail.top;
+    // Subscribers mostly share one position: its frame is looked up once for the run of them.
+    let lastAt: number | undefined;
+    let message: PrebuiltFrame | null = null;
     for (const sub of subs) {
       const at = sub.offset;
-      if (at === undefined || at >= tail.top) continue;
-      const message = tail.frameAfter(at);
-      if (message) sub.deliver(tail.top, message);
+      if (at === undefined || at >= top) continue;
+      if (at !== lastAt) {
+        lastAt = at;
+        message = tail.frameAfter(at);
+      }
+      if (message) sub.deliver(top, message);
       else behind = true;
     }
     if (behind) this.#fanOut(channel);

@@ -1,5 +1,6 @@
 // One client connection on /realtime: its commands in order (connect first), its subscriptions
 // with the offset each has reached, and the server pings. The broker feeds it publications.
+import type { Duplex } from 'node:stream';
 import { decodeJwt } from 'jose';
 import WebSocket from 'ws';
 import { iso, type Clock } from '../../core/clock.js';
@@ -18,7 +19,7 @@ import {
   type Namespace,
   type ReplyError,
 } from './protocol.js';
-import { sendPrebuilt, type PrebuiltFrame } from './prebuilt-frame.js';
+import { directSocketOf, sendPrebuilt, type PrebuiltFrame } from './prebuilt-frame.js';
 import * as q from './queries.js';
 
 export interface SessionDeps {
@@ -78,6 +79,8 @@ export class ClientSession {
   readonly #subs = new Map<string, Subscription>();
   #pinger: NodeJS.Timeout | undefined;
   #heardSincePing = true;
+  /** Where prebuilt frames are written (looked up once: a fan-out sends to thousands). */
+  readonly #direct: Duplex | null;
   closed = false;
 
   constructor(
@@ -85,6 +88,7 @@ export class ClientSession {
     private readonly deps: SessionDeps,
     private readonly pingSeconds: number,
   ) {
+    this.#direct = directSocketOf(ws);
     ws.on('message', (data, isBinary) => {
       if (isBinary) return this.#close(CLOSE.badRequest);
       this.#heardSincePing = true;
@@ -108,7 +112,7 @@ export class ClientSession {
 
   /** A message framed once for many sockets. */
   send(message: PrebuiltFrame): void {
-    sendPrebuilt(this.ws, message);
+    sendPrebuilt(this.ws, message, this.#direct);
   }
 
   shutdown(): void {

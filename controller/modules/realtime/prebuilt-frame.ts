@@ -34,14 +34,25 @@ export function prebuildTextFrame(payload: Buffer): PrebuiltFrame {
 }
 
 /**
- * Sends the message on an open socket. Without a negotiated extension (no per-message deflate)
- * `ws` frames synchronously and keeps no queue of its own, so writing the ready frame to the
- * underlying socket puts the same bytes on the wire, in the same order among this socket's
- * messages; otherwise (or should `ws` stop exposing its socket) it goes through `ws.send`.
+ * The socket under `ws` when prebuilt frames may be written to it directly: without a negotiated
+ * extension (no per-message deflate) `ws` frames synchronously and keeps no queue of its own, so
+ * writing the ready frame to the underlying socket puts the same bytes on the wire, in the same
+ * order among this socket's messages. Null otherwise (or should `ws` stop exposing its socket):
+ * messages then go through `ws.send`. Extensions are fixed by the handshake, so a connection's
+ * answer never changes: callers may keep it.
  */
-export function sendPrebuilt(ws: WebSocket, message: PrebuiltFrame): void {
-  if (ws.readyState !== WebSocket.OPEN) return;
+export function directSocketOf(ws: WebSocket): Duplex | null {
   const socket = (ws as unknown as { _socket?: Duplex })._socket;
-  if (ws.extensions === '' && socket && socket.writable) socket.write(message.frame);
+  return ws.extensions === '' && socket ? socket : null;
+}
+
+/** Sends the message on an open socket (`direct`: the socket's `directSocketOf`, when kept). */
+export function sendPrebuilt(
+  ws: WebSocket,
+  message: PrebuiltFrame,
+  direct: Duplex | null = directSocketOf(ws),
+): void {
+  if (ws.readyState !== WebSocket.OPEN) return;
+  if (direct && direct.writable) direct.write(message.frame);
   else ws.send(message.payload, { binary: false });
 }

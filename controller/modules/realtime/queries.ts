@@ -24,53 +24,67 @@ export async function ensureChannel(db: Db, name: string, epoch: string, now: st
 }
 
 /**
- * Takes the channel's next offset. The row stays locked until the transaction ends, so offsets
- * are committed in the order they are taken (no reader ever sees n+1 before n).
+ * Takes the channel's next `count` offsets and answers the last. The row stays locked until the
+ * transaction ends, so offsets are committed in the order they are taken (no reader ever sees
+ * n+1 before n).
  */
-export async function nextOffset(db: Db, name: string): Promise<{ seq: number; epoch: string }> {
+export async function takeOffsets(db: Db, name: string, count: number): Promise<number> {
   const row = await db
     .updateTable('realtime_channels')
-    .set((eb) => ({ top_offset: eb('top_offset', '+', 1) }))
+    .set((eb) => ({ top_offset: eb('top_offset', '+', count) }))
     .where('name', '=', name)
-    .returning(['top_offset', 'epoch'])
+    .returning('top_offset')
     .executeTakeFirstOrThrow();
-  return { seq: row.top_offset, epoch: row.epoch };
+  return row.top_offset;
 }
 
 /**
- * Takes the next offset, stores the publication and announces it, in one statement: the channel
- * row is locked only while it runs, and the NOTIFY is sent at its commit (`writableCtes`). The
- * NOTIFY payload is the offset, a space and `announced` (see announcement.ts).
+ * Takes the next offsets, stores the publications with them (in the order given) and announces
+ * each, in one statement: the channel row is locked only while it runs, and the NOTIFYs are sent
+ * at its commit (`writableCtes`), in offset order (PostgreSQL evaluates a volatile function of
+ * the select list after its ORDER BY). A NOTIFY payload is the offset, a space and the
+ * publication's `announced` (see announcement.ts). Answers the first offset, null when the
+ * channel row is missing.
  */
 export async function publishInOneStatement(
   db: Db,
   channel: string,
-  data: string,
+  data: readonly string[],
   now: string,
   listenChannel: string,
-  announced: string,
+  announced: readonly string[],
 ): Promise<number | null> {
+  const count = data.length;
   const { rows } = await sql<{ seq: number }>`
     with next as (
-      update realtime_channels set top_offset = top_offset + 1 where name = ${channel}
-      returning top_offset
+      update realtime_channels set top_offset = top_offset + ${count}::integer where name = ${channel}
+      returning top_offset - ${count}::integer as before
+    ), items as (
+      select t.data, t.announced, t.ord::integer as ord
+      from unnest(${data}::text[], ${announced}::text[]) with ordinality as t(data, announced, ord)
     ), stored as (
       insert into realtime_publications (channel, seq, data, created_at)
-      select ${channel}, top_offset, ${data}, ${now} from next
+      select ${channel}, next.before + items.ord, items.data, ${now} from next cross join items
       returning seq
     )
-    select seq, pg_notify(${listenChannel}, seq || ' ' || ${announced}) as notified from stored`.execute(db);
+    select stored.seq, pg_notify(${listenChannel}, stored.seq || ' ' || items.announced) as notified
+    from stored cross join next join items on items.ord = stored.seq - next.before
+    order by stored.seq`.execute(db);
   return rows[0]?.seq ?? null;
 }
 
-export async function insertPublication(
+/** Publications at consecutive offsets from `first`, in the order given. */
+export async function insertPublications(
   db: Db,
   channel: string,
-  seq: number,
-  data: string,
+  first: number,
+  data: readonly string[],
   now: string,
 ): Promise<void> {
-  await db.insertInto('realtime_publications').values({ channel, seq, data, created_at: now }).execute();
+  await db
+    .insertInto('realtime_publications')
+    .values(data.map((d, i) => ({ channel, seq: first + i, data: d, created_at: now })))
+    .execute();
 }
 
 export async function pruneHistory(db: Db, channel: string, keepAfter: number): Promise<void> {

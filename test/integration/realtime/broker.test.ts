@@ -271,7 +271,11 @@ forEachDatabase('realtime broker', (database) => {
     const a = await raw();
     const b = await raw();
     const broker = t.controller.services.realtime;
-    await Promise.all(Array.from({ length: 10 }, (_, n) => broker.publish('support:presence', { n })));
+    const stored = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => broker.publish('support:presence', { n })),
+    );
+    // Asked for together: stored together, offsets in the order asked.
+    expect(stored.map((s) => s.offset)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     const pushes = (frames: string[]) => frames.flatMap((f) => f.split('\n')).map((l) => JSON.parse(l));
     for (let i = 0; pushes(a.frames).length < 10 || pushes(b.frames).length < 10; i++) {
       if (i > 250) throw new Error('pushes missing');
@@ -279,12 +283,26 @@ forEachDatabase('realtime broker', (database) => {
     }
     const offsets = pushes(a.frames).map((p) => p.push.pub.offset);
     expect(offsets).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(pushes(a.frames).map((p) => p.push.pub.data.n)).to.deep.equal([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(pushes(a.frames).every((p) => p.push.channel === 'support:presence')).to.equal(true);
     expect(a.frames.length).to.be.at.most(10);
     // Both sockets held the same offsets throughout: the same bytes.
     expect(b.frames).to.deep.equal(a.frames);
     a.ws.close();
     b.ws.close();
+  });
+
+  it('gives publications asked for together offsets in the order asked, on a channel new to the database too', async () => {
+    const broker = t.controller.services.realtime;
+    const stored = await Promise.all(
+      Array.from({ length: 12 }, (_, n) => broker.publish('support:never-used', { n })),
+    );
+    expect(stored.map((s) => s.offset)).to.deep.equal(Array.from({ length: 12 }, (_, i) => i + 1));
+    const client = await connected((await hub.expert()).token);
+    const history = await client.history('support:never-used', { limit: 20 });
+    expect(history.publications.map((p) => [p.offset, (p.data as { n: number }).n])).to.deep.equal(
+      Array.from({ length: 12 }, (_, i) => [i + 1, i]),
+    );
   });
 
   it('writes presence in batches: every subscriber listed, a closed socket gone', async () => {

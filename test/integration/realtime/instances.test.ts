@@ -93,6 +93,45 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     for (const s of subs) expect(s.data).to.have.length(N + 1);
   });
 
+  it('stores a burst asked of one instance together, in the order asked; the other instance passes it on whole, in order, once', async function () {
+    this.timeout(60_000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
+    const a = await instance('instance-a', dataDir);
+    const b = await instance('instance-b', dataDir);
+    const watcher = await (await new Hub(a.t).init()).expert();
+    const subs: Collector[] = [];
+    for (const url of [a.url, b.url]) {
+      const out = await connect(url, watcher.token);
+      clients.push(out.client);
+      subs.push(await new Collector(out.client, 'support:presence').subscribe());
+    }
+    const burst = (via: typeof a, from: number) =>
+      Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          via.t.controller.services.realtime.publish('support:presence', { n: from + i }),
+        ),
+      );
+    const first = await burst(a, 1);
+    expect(first.map((s) => s.offset)).to.deep.equal(Array.from({ length: 10 }, (_, i) => i + 1));
+    // Two bursts at once, one per instance: each keeps its order, the two take turns whole.
+    const [fromA, fromB] = await Promise.all([burst(a, 11), burst(b, 21)]);
+    for (const offsets of [fromA, fromB].map((r) => r.map((s) => s.offset)))
+      expect(offsets).to.deep.equal(Array.from({ length: 10 }, (_, i) => offsets[0]! + i));
+    for (const s of subs) {
+      await s.count(30);
+      expect(s.offsets).to.deep.equal(Array.from({ length: 30 }, (_, i) => i + 1));
+      // Data in offset order: each instance's burst in the order it was asked.
+      const byOffset = s.data.map((d) => d.n as number);
+      expect(byOffset.slice(0, 10)).to.deep.equal(Array.from({ length: 10 }, (_, i) => i + 1));
+      const a10 = byOffset.slice(10).filter((n) => n <= 20);
+      const b10 = byOffset.slice(10).filter((n) => n > 20);
+      expect(a10).to.deep.equal(Array.from({ length: 10 }, (_, i) => 11 + i));
+      expect(b10).to.deep.equal(Array.from({ length: 10 }, (_, i) => 21 + i));
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    for (const s of subs) expect(s.data).to.have.length(30);
+  });
+
   it('keeps every subscriber gapless and in order across large publications and a missed announcement', async function () {
     this.timeout(60_000);
     const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));

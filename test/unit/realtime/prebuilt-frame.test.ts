@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { expect } from 'chai';
 import WebSocket, { WebSocketServer } from 'ws';
-import { prebuildTextFrame, sendPrebuilt } from '../../../controller/modules/realtime/prebuilt-frame.js';
+import {
+  directSocketOf,
+  prebuildTextFrame,
+  sendPrebuilt,
+} from '../../../controller/modules/realtime/prebuilt-frame.js';
 
 const SIZES = [0, 1, 125, 126, 127, 65_535, 65_536, 70_000];
 const text = (n: number) => Buffer.from('x'.repeat(n));
@@ -75,6 +79,26 @@ describe('realtime prebuilt frames', () => {
       text(70_000).toString(),
       shared.payload.toString(),
     ]);
+  });
+
+  it('writes to the socket kept for the connection; with per-message deflate, keeps none and goes through ws.send', async () => {
+    expect(directSocketOf(server)).to.equal((server as unknown as { _socket: Duplex })._socket);
+    sendPrebuilt(server, prebuildTextFrame(Buffer.from('kept')), directSocketOf(server));
+    const deflating = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: true });
+    await new Promise((r) => deflating.once('listening', r));
+    const accepted = new Promise<WebSocket>((r) => deflating.once('connection', r));
+    const other = new WebSocket(`ws://127.0.0.1:${(deflating.address() as AddressInfo).port}`);
+    const got = new Promise<string>((r) => other.once('message', (m) => r(m.toString())));
+    await new Promise((r) => other.once('open', r));
+    const compressed = await accepted;
+    expect(compressed.extensions).to.not.equal('');
+    expect(directSocketOf(compressed)).to.equal(null);
+    sendPrebuilt(compressed, prebuildTextFrame(Buffer.from('deflated')), directSocketOf(compressed));
+    expect(await got).to.equal('deflated');
+    other.terminate();
+    await new Promise((r) => deflating.close(r));
+    for (let i = 0; received.length < 1 && i < 200; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(received).to.deep.equal(['kept']);
   });
 
   it('sends nothing on a socket that is closing', async () => {
