@@ -59,7 +59,8 @@ if (db !== null) {
   };
   const timer = setInterval(tick, workerData.intervalMs);
   parentPort.on('message', (message) => {
-    if (message !== 'stop') return;
+    // A second stop finds the connection already closed: nothing left to do.
+    if (message !== 'stop' || !db.open) return;
     clearInterval(timer);
     try {
       checkpoint.get();
@@ -92,7 +93,8 @@ export function startCheckpointer(path: string, onFailure: (message: string) => 
   let stopping = false;
   let failed = false;
   const fail = (message: string) => {
-    if (failed) return;
+    // Once stopping, the database is closing: there is nothing to fall back to.
+    if (failed || stopping) return;
     failed = true;
     onFailure(message);
   };
@@ -110,6 +112,7 @@ export function startCheckpointer(path: string, onFailure: (message: string) => 
   );
   return {
     async stop() {
+      if (stopping) return exited;
       stopping = true;
       worker.ref();
       worker.postMessage('stop');
