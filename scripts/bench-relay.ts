@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   const stack = await startLiveStack(TEST_DATABASES[0]!, { config: { equipmentPorts: '38000-38009' } });
   const dev = await device();
   try {
-    const site = await stack.addSite({ serial: '48A98A0BE4C1', version: '7.19' });
+    // restarted once enrolled, as `ticketnet-agent run` after `enrol`: its hello names its features
+    const site = await stack.addSite({ serial: '48A98A0BE4C1', version: '7.19', hello: true });
     site.sim.lan.addDevice({ address: '192.168.50.20', mac: '24:A4:3C:10:00:20', ports: { 80: dev.port } });
     const created = await stack.t.request('POST', '/api/v1/clients/topology/devices', {
       token: stack.client.token,
@@ -119,8 +120,9 @@ async function main(): Promise<void> {
     const controllerPort = Number(new URL(stack.baseUrl).port);
     const relayPath = (page: string) => `/api/v1/clients/topology/access/${id}/${page}`;
 
+    const features = stack.t.controller.services.hub.featuresOf(site.allocationId) ?? [];
     console.log(
-      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link; load average ${loadAverage()}`,
+      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
     for (const page of PAGES) {
