@@ -62,8 +62,10 @@ export {
 } from './session-keys.js';
 export {
   sealFrame,
+  sealStreamDataInPlace,
   openFrame,
   SEALED_VERSION,
+  STREAM_FRAME_ROOM,
   SEALED_HEADER_BYTES,
   COMPRESS_FROM_BYTES,
   type SealOptions,
@@ -80,6 +82,9 @@ export {
   STREAM_CREDIT_DIVISOR,
   STREAM_EARLY_BYTES,
   STREAM_BYTES_FEATURE,
+  STREAM_LARGE_CHUNK_BYTES,
+  STREAM_LARGE_FEATURE,
+  MAC_POLY1305_FEATURE,
   streamDataBytes,
   BATCHABLE_TYPES,
   MAX_BATCH_MESSAGES,

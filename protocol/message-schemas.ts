@@ -21,8 +21,14 @@ export const MAX_COMMAND_TTL_MS = 2_147_483_647;
 /** Most messages one `batch` may carry. */
 export const MAX_BATCH_MESSAGES = 256;
 
-/** Most bytes one `stream_data` carries (before base64). */
+/** Most bytes one `stream_data` carries to any peer (before base64). */
 export const STREAM_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Most raw bytes one `stream_data` carries to a peer that named `STREAM_LARGE_FEATURE`: a frame's
+ * fixed costs (JSON, MAC set-up, WebSocket framing, a callback on each end) paid once per 256 KiB.
+ */
+export const STREAM_LARGE_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Bytes the controller may send on a stream before `stream_opened` (the agent buffers them until
@@ -41,15 +47,29 @@ export const STREAM_CREDIT_DIVISOR = 4;
  */
 export const STREAM_BYTES_FEATURE = 'stream.bytes';
 
+/**
+ * Feature flag of a peer that reads raw `stream_data` of up to `STREAM_LARGE_CHUNK_BYTES` (named as
+ * `STREAM_BYTES_FEATURE` is). Each end sends more than `STREAM_CHUNK_BYTES` in one only to a peer
+ * that named both; base64 data stays within `STREAM_CHUNK_BYTES`.
+ */
+export const STREAM_LARGE_FEATURE = 'stream.large';
+
+/**
+ * Feature flag of a peer that MACs large sealed frames with Poly1305 (sealed-frame.ts), named as
+ * `STREAM_BYTES_FEATURE` is: a session uses it when both ends named it.
+ */
+export const MAC_POLY1305_FEATURE = 'mac.poly1305';
+
 /** The bytes of a `stream_data`, whichever form they came in. */
 export const streamDataBytes = (body: { data: string | Uint8Array }): Buffer =>
   typeof body.data === 'string'
     ? Buffer.from(body.data, 'base64')
     : Buffer.from(body.data.buffer, body.data.byteOffset, body.data.byteLength);
 
+// Read up to the large size from any peer: a sender keeps to the size its peer named.
 const streamBytes = z.custom<Uint8Array>(
-  (v) => v instanceof Uint8Array && v.length >= 1 && v.length <= STREAM_CHUNK_BYTES,
-  { message: `expected 1 to ${STREAM_CHUNK_BYTES} bytes` },
+  (v) => v instanceof Uint8Array && v.length >= 1 && v.length <= STREAM_LARGE_CHUNK_BYTES,
+  { message: `expected 1 to ${STREAM_LARGE_CHUNK_BYTES} bytes` },
 );
 
 const agentVersion = label(64);
@@ -169,8 +189,9 @@ export const MESSAGE_SCHEMAS = {
   /** Agent → controller: connected; the agent may receive `window` bytes first. */
   stream_opened: z.object({ id: uuidSchema, window: z.int().min(1).max(16_777_216) }),
   /**
-   * Either way: bytes of the stream, in order (at most `STREAM_CHUNK_BYTES`): raw after the frame's
-   * JSON to a peer with `STREAM_BYTES_FEATURE`, else base64 in it.
+   * Either way: bytes of the stream, in order (at most `STREAM_CHUNK_BYTES`, or
+   * `STREAM_LARGE_CHUNK_BYTES` to a peer with `STREAM_LARGE_FEATURE`): raw after the frame's JSON to
+   * a peer with `STREAM_BYTES_FEATURE`, else base64 in it.
    */
   stream_data: z.object({
     id: uuidSchema,

@@ -30,6 +30,12 @@ export interface SessionKeys {
    * of heap. `sealFrame`/`openFrame` turn it back into bytes per frame.
    */
   readonly material: string;
+  /**
+   * Sessions whose ends both named `MAC_POLY1305_FEATURE`: this end's send key then its receive key
+   * (32 bytes each, latin1 as `material`) for the Poly1305 MAC of frames over the one-shot size.
+   * Keys of their own (another HKDF info), so no key serves two MACs.
+   */
+  readonly poly1305?: string;
 }
 
 /** Byte length of each direction's MAC key in `SessionKeys.material`. */
@@ -54,6 +60,8 @@ export interface DeriveOptions {
   /** The agent's and the controller's Ed25519 identity public keys (base64), pinned on both ends. */
   agentKey: string;
   controllerKey: string;
+  /** Both ends named `MAC_POLY1305_FEATURE`: derive the Poly1305 keys too. */
+  poly1305?: boolean;
 }
 
 /**
@@ -82,7 +90,7 @@ export function deriveSessionKeys(options: DeriveOptions): SessionKeys {
     decodeEphemeralBytes(agentEphemeral),
     decodeEphemeralBytes(controllerEphemeral),
   ]);
-  const key = (direction: string) =>
+  const key = (direction: string): Uint8Array =>
     new Uint8Array(
       hkdfSync(
         'sha256',
@@ -99,7 +107,16 @@ export function deriveSessionKeys(options: DeriveOptions): SessionKeys {
     options.role === 'agent' ? toAgent : toController,
     sidBytes,
   ]);
-  return { sid: options.sid, material: material.toString('latin1') };
+  const poly1305 = options.poly1305
+    ? {
+        poly1305: Buffer.concat(
+          options.role === 'agent'
+            ? [key('poly1305 agent->controller'), key('poly1305 controller->agent')]
+            : [key('poly1305 controller->agent'), key('poly1305 agent->controller')],
+        ).toString('latin1'),
+      }
+    : {};
+  return { sid: options.sid, material: material.toString('latin1'), ...poly1305 };
 }
 
 function decodeEphemeralBytes(publicKey: string): Uint8Array {

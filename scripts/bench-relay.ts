@@ -99,7 +99,8 @@ async function main(): Promise<void> {
   const stack = await startLiveStack(TEST_DATABASES[0]!, { config: { equipmentPorts: '38000-38009' } });
   const dev = await device();
   try {
-    const site = await stack.addSite({ serial: '48A98A0BE4C1', version: '7.19' });
+    // restarted once enrolled, as `ticketnet-agent run` after `enrol`: its hello names its features
+    const site = await stack.addSite({ serial: '48A98A0BE4C1', version: '7.19', hello: true });
     site.sim.lan.addDevice({ address: '192.168.50.20', mac: '24:A4:3C:10:00:20', ports: { 80: dev.port } });
     const created = await stack.t.request('POST', '/api/v1/clients/topology/devices', {
       token: stack.client.token,
@@ -119,13 +120,16 @@ async function main(): Promise<void> {
     const controllerPort = Number(new URL(stack.baseUrl).port);
     const relayPath = (page: string) => `/api/v1/clients/topology/access/${id}/${page}`;
 
+    const features = stack.t.controller.services.hub.featuresOf(site.allocationId) ?? [];
     console.log(
-      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link; load average ${loadAverage()}`,
+      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
     for (const page of PAGES) {
       for (const inFlight of IN_FLIGHT) {
+        const directCpu0 = process.cpuUsage();
         const direct = await load(dev.port, `/${page}`, inFlight);
+        const directCpu = process.cpuUsage(directCpu0);
         const cpu0 = process.cpuUsage();
         const relayed = await load(controllerPort, relayPath(page), inFlight, stack.client.token);
         const cpu = process.cpuUsage(cpu0);
@@ -140,10 +144,15 @@ async function main(): Promise<void> {
         const added50 = pct(relayed.latencies, 50) - pct(direct.latencies, 50);
         const added99 = pct(relayed.latencies, 99) - pct(direct.latencies, 99);
         const ratio = relayed.bytes / relayed.seconds / (direct.bytes / direct.seconds);
-        // CPU per relayed request (every piece runs in this process): steadier than latency under load
+        // CPU per relayed request and per MB (every piece runs in this process, the client too):
+        // steadier than latency under load; the direct path's own CPU per MB is the floor
         const cpuMs = (cpu.user + cpu.system) / 1000 / relayed.requests;
+        const perMb = (c: NodeJS.CpuUsage, r: Run) => (c.user + c.system) / 1000 / (r.bytes / 1e6);
         console.log(
           `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}; relay CPU ${fmt(cpuMs)} ms/request; load ${loadAverage()}`,
+        );
+        console.log(
+          `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(directCpu, direct))} ms, relay ${fmt(perMb(cpu, relayed))} ms (${fmt(perMb(cpu, relayed) / perMb(directCpu, direct), 1)}x)`,
         );
       }
     }

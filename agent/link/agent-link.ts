@@ -121,6 +121,12 @@ export class AgentLink extends EventEmitter<AgentLinkEvents> {
     await this.done;
   }
 
+  /** Stream bytes framed where they lie, on the live session (`LinkSession#sendStreamData`). */
+  sendStreamData(id: string, buffer: Buffer, at: number, length: number): Promise<boolean> {
+    const session = this.session;
+    return session === undefined ? Promise.resolve(false) : session.sendStreamData(id, buffer, at, length);
+  }
+
   /** Sends on the live session; false when there is none (the caller keeps what it must re-send). */
   async send<T extends MessageType>(type: T, body: MessageBody<T>): Promise<boolean> {
     const session = this.session;

@@ -15,6 +15,7 @@ import {
   openFrame,
   ProtocolError,
   sealFrame,
+  sealStreamDataInPlace,
   signEnvelope,
   signingKey,
   verifyingKey,
@@ -212,6 +213,28 @@ export class LinkSession {
       void this.#write('batch', { messages: held });
     }
     return this.#write(type, body);
+  }
+
+  /**
+   * Sends `length` bytes of a stream that lie in `buffer` from `at`, with `STREAM_FRAME_ROOM` free
+   * bytes before them: the sealed frame is built around them (`sealStreamDataInPlace`), without a
+   * copy, and the buffer is the socket's from then on. For a controller that reads raw stream bytes;
+   * streams exist only in sealed sessions (false otherwise, as when the connection is gone).
+   */
+  sendStreamData(id: string, buffer: Buffer, at: number, length: number): Promise<boolean> {
+    const { keys } = this.#options;
+    if (!this.isOpen || keys === undefined) return Promise.resolve(false);
+    // held acks go first, as before any message that cannot join their batch
+    const held = this.#takeAcks();
+    if (held.length > 0) void this.#write('batch', { messages: held });
+    const frame = sealStreamDataInPlace(id, buffer, at, length, {
+      keys,
+      seq: this.#options.counter.next(),
+      ...(this.#options.now ? { now: this.#options.now() } : {}),
+    });
+    return new Promise((resolve) => {
+      this.#ws.send(frame, (err) => resolve(err === undefined || err === null));
+    });
   }
 
   #takeAcks(): BatchedMessage[] {

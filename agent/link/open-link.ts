@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import {
   deriveSessionKeys,
   generateEphemeralKeyPair,
+  MAC_POLY1305_FEATURE,
   negotiateVersion,
   openEnvelope,
   parseEnvelopeUnverified,
@@ -282,6 +283,11 @@ class Handshake {
     if (welcome.session_key === undefined) {
       throw new LinkError('BAD_MESSAGE', `welcome of version ${this.#version} without session_key`, 'agent');
     }
+    // Poly1305 when both named it: our hello (an enrol names nothing) and the signed welcome
+    const poly1305 =
+      this.options.credentials.kind === 'hello' &&
+      this.options.capabilities.includes(MAC_POLY1305_FEATURE) &&
+      (welcome.features ?? []).includes(MAC_POLY1305_FEATURE);
     const keys = deriveSessionKeys({
       role: 'agent',
       sid: this.#sid,
@@ -289,6 +295,7 @@ class Handshake {
       peerPublicKey: welcome.session_key,
       agentKey: this.#publicKey,
       controllerKey: this.#controllerKey,
+      poly1305,
     });
     // The ephemeral secret is not needed any more; only the derived keys live on.
     this.#ephemeral = undefined;

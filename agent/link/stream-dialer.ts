@@ -3,10 +3,15 @@
 // which the router forwards to the device. Bytes travel as `stream_data`, and each side sends only
 // as much as the other has granted (`stream_credit`): a slow reader pauses the sender's socket, so
 // neither end buffers more than a window per stream whatever the device or the browser does.
+// The router's bytes are read into buffers that leave room for a frame's head before them: a full
+// read becomes a sealed frame where it lies (no copy), up to 256 KiB to a controller that reads
+// that much (`STREAM_LARGE_FEATURE`), so a megabyte costs a few frames instead of sixteen.
 import { connect, type Socket } from 'node:net';
 import {
   STREAM_CHUNK_BYTES,
   STREAM_CREDIT_DIVISOR,
+  STREAM_FRAME_ROOM,
+  STREAM_LARGE_CHUNK_BYTES,
   streamDataBytes,
   type MessageBody,
   type MessageOf,
@@ -24,6 +29,9 @@ const CREDIT_STEP = STREAM_WINDOW / STREAM_CREDIT_DIVISOR;
  */
 export const MAX_STREAMS = 16;
 const CONNECT_TIMEOUT_MS = 10_000;
+// A stream's first read buffer: a small answer never makes it hold a large one. Each read that
+// fills it doubles the next, up to the chunk size the controller reads.
+const FIRST_READ_BYTES = 16 * 1024;
 
 type Send = <T extends 'stream_opened' | 'stream_data' | 'stream_credit' | 'stream_close'>(
   type: T,
@@ -45,6 +53,13 @@ export interface StreamDialerOptions {
   send: Send;
   /** Whether the controller reads raw stream bytes (its welcome named `STREAM_BYTES_FEATURE`). */
   rawBytes: () => boolean;
+  /** Whether it reads raw chunks up to `STREAM_LARGE_CHUNK_BYTES` (it named `STREAM_LARGE_FEATURE`). */
+  largeChunks: () => boolean;
+  /**
+   * Sends raw stream bytes that lie in `buffer` from `at`, after `STREAM_FRAME_ROOM` free bytes,
+   * framed where they lie (`LinkSession#sendStreamData`); the buffer is the link's from then on.
+   */
+  sendBytes: (id: string, buffer: Buffer, at: number, length: number) => Promise<boolean>;
   logger: { debug(obj: object, msg?: string): void };
 }
 
@@ -108,7 +123,36 @@ export class StreamDialer {
       void this.options.send('stream_close', { id, reason: 'refused', message: 'too many streams' });
       return;
     }
-    const socket = connect({ host: this.options.host, port: body.port, timeout: CONNECT_TIMEOUT_MS });
+    // the controller's reading, as its welcome said: the same for the stream's whole life
+    const raw = this.options.rawBytes();
+    const most = raw && this.options.largeChunks() ? STREAM_LARGE_CHUNK_BYTES : STREAM_CHUNK_BYTES;
+    let size = Math.min(FIRST_READ_BYTES, most);
+    let buffer = Buffer.allocUnsafeSlow(STREAM_FRAME_ROOM + size);
+    const onRead = (n: number): boolean => {
+      if (!raw) {
+        const data = buffer.toString('base64', STREAM_FRAME_ROOM, STREAM_FRAME_ROOM + n);
+        void this.options.send('stream_data', { id, data });
+      } else if (n >= size / 2) {
+        // framed where it lies; the next read gets a new buffer, twice as large after a full one
+        void this.options.sendBytes(id, buffer, STREAM_FRAME_ROOM, n);
+        if (n === size) size = Math.min(2 * size, most);
+        buffer = Buffer.allocUnsafeSlow(STREAM_FRAME_ROOM + size);
+      } else {
+        // a short read: one copy into a frame of its size, and the buffer is read into again
+        const frame = Buffer.allocUnsafe(STREAM_FRAME_ROOM + n);
+        buffer.copy(frame, STREAM_FRAME_ROOM, STREAM_FRAME_ROOM, STREAM_FRAME_ROOM + n);
+        void this.options.sendBytes(id, frame, STREAM_FRAME_ROOM, n);
+      }
+      stream.credit -= n;
+      // out of credit: reading stops until the controller grants more (`stream_credit`)
+      return stream.credit > 0;
+    };
+    const socket = connect({
+      host: this.options.host,
+      port: body.port,
+      timeout: CONNECT_TIMEOUT_MS,
+      onread: { buffer: () => buffer.subarray(STREAM_FRAME_ROOM), callback: onRead },
+    });
     socket.setNoDelay(true);
     const stream: Stream = { socket, credit: body.window, owed: 0, open: false };
     this.#streams.set(id, stream);
@@ -128,15 +172,6 @@ export class StreamDialer {
       void this.options.send('stream_opened', { id, window: STREAM_WINDOW });
     });
     socket.once('timeout', () => close('timeout', 'no connection to the router in time'));
-    socket.on('data', (chunk: Buffer) => {
-      const raw = this.options.rawBytes();
-      for (let at = 0; at < chunk.length; at += STREAM_CHUNK_BYTES) {
-        const part = chunk.subarray(at, at + STREAM_CHUNK_BYTES);
-        void this.options.send('stream_data', { id, data: raw ? part : part.toString('base64') });
-        stream.credit -= part.length;
-      }
-      if (stream.credit <= 0) socket.pause();
-    });
     socket.once('end', () => close('end'));
     socket.once('error', (err: NodeJS.ErrnoException) =>
       close(stream.open ? 'error' : 'refused', err.code ?? err.message),

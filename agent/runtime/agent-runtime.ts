@@ -15,7 +15,12 @@ import { RadiusRelay } from '../radius-relay/radius-relay.js';
 import { StreamDialer } from '../link/stream-dialer.js';
 import { relayAddressAsRouterSeesIt } from '../radius-relay/relay-address.js';
 import { readRouterAddresses } from '../radius-relay/router-addresses.js';
-import { RADIUS_RELAY_FACT, STREAM_BYTES_FEATURE } from '../../protocol/index.js';
+import {
+  MAC_POLY1305_FEATURE,
+  RADIUS_RELAY_FACT,
+  STREAM_BYTES_FEATURE,
+  STREAM_LARGE_FEATURE,
+} from '../../protocol/index.js';
 import { RouterConnection } from '../routeros/router-connection.js';
 import { readFacts } from '../routeros/router-tasks.js';
 import { CommandJournal } from '../state/command-journal.js';
@@ -30,6 +35,16 @@ import { writeLinkStatus } from './link-status.js';
 import type { LinkStatus } from './link-status.js';
 import { isoTime } from '../../protocol/index.js';
 
+/**
+ * The link features this build names in its hello: it reads a device's bytes raw in `stream_data`,
+ * and up to 256 KiB of them in one, and MACs large frames with Poly1305 (docs/agent-link.md).
+ */
+export const LINK_FEATURES: readonly string[] = [
+  STREAM_BYTES_FEATURE,
+  STREAM_LARGE_FEATURE,
+  MAC_POLY1305_FEATURE,
+];
+
 export interface AgentRuntimeOptions {
   stateDir: string;
   router: RouterSettings;
@@ -38,6 +53,8 @@ export interface AgentRuntimeOptions {
   enrolCode?: string | undefined;
   /** Replaces the router catalogue (tests count or fake the executions). */
   catalogue?: CommandCatalogue;
+  /** Replaces the link features this build names in its hello (tests: an older agent's). */
+  features?: readonly string[];
   link?: {
     backoff?: BackoffPolicy;
     random?: () => number;
@@ -105,10 +122,10 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     controllerUrl: options.controllerUrl,
     enrolCode: options.enrolCode,
     agentVersion: AGENT_VERSION,
-    // the commands it runs, and that it reads a device's bytes raw in `stream_data`
+    // the commands it runs, and the link features it speaks (agent-link.md)
     capabilities: [
       ...(options.catalogue ? Object.keys(options.catalogue) : CATALOGUE_NAMES),
-      STREAM_BYTES_FEATURE,
+      ...(options.features ?? LINK_FEATURES),
     ],
     // Best effort and quick: enrolment must not wait on a router that is not there.
     enrolFacts: () => withTimeout(readFacts(router, { timeoutMs: 3000 }), 3000),
@@ -127,6 +144,8 @@ export async function startAgent(options: AgentRuntimeOptions): Promise<RunningA
     host: options.router.host,
     send: (type, body) => link.send(type, body),
     rawBytes: () => link.session?.welcome.features?.includes(STREAM_BYTES_FEATURE) ?? false,
+    largeChunks: () => link.session?.welcome.features?.includes(STREAM_LARGE_FEATURE) ?? false,
+    sendBytes: (id, buffer, at, length) => link.sendStreamData(id, buffer, at, length),
     logger,
   });
   link.on('down', () => streams.closeAll());

@@ -194,6 +194,12 @@ export class AgentHub implements SessionHost, LocalLinks {
     if (session?.sid === sid) void session.deliverClaimed(row);
   }
 
+  /** The link features in effect on the allocation's link when this instance holds it (agent-link.md). */
+  featuresOf(allocationId: string): readonly string[] | undefined {
+    const session = this.#links.get(allocationId);
+    return session?.isOpen ? session.features : undefined;
+  }
+
   /** Agents whose link this instance holds. */
   get connectedCount(): number {
     return this.#links.size;

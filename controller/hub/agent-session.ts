@@ -28,8 +28,10 @@ import {
   openFrame,
   ProtocolError,
   sealFrame,
+  MAC_POLY1305_FEATURE,
   SEALED_VERSION,
   STREAM_BYTES_FEATURE,
+  STREAM_LARGE_FEATURE,
   SequenceCounter,
   SequenceGuard,
   signEnvelope,
@@ -94,6 +96,8 @@ const MAX_BACKLOG = 16;
 const CLOSE_GRACE_MS = 2_000;
 // Relayed RADIUS requests of one link being answered at once; more are dropped (the router retries).
 const MAX_RADIUS_IN_FLIGHT = 256;
+/** What the controller names in a version 3 welcome: each is used with an agent that named it too. */
+const LINK_FEATURES = [STREAM_BYTES_FEATURE, STREAM_LARGE_FEATURE, MAC_POLY1305_FEATURE];
 
 export class AgentSession {
   /** The challenge nonce, also the `sid` of every envelope on this connection. */
@@ -110,6 +114,8 @@ export class AgentSession {
   handshakeDeadline = 0;
   /** The peer's address, as the hub counted it among the unauthenticated sockets. */
   remoteAddress = '';
+  /** The link features in effect once welcomed: those the welcome and the agent's hello both named. */
+  features: readonly string[] = [];
 
   #state: 'handshake' | 'open' | 'closed' = 'handshake';
   /** Protocol version of the connection: the handshake's until the agent's enrol or hello names its own. */
@@ -438,6 +444,7 @@ export class AgentSession {
     // Version 3: the agent's ephemeral key came in its verified frame; ours goes in the signed welcome.
     let keys: SessionKeys | undefined;
     let sessionKey: string | undefined;
+    const named = answer.capabilities ?? [];
     if (this.#version >= SEALED_VERSION) {
       const own = generateEphemeralKeyPair();
       keys = deriveSessionKeys({
@@ -447,6 +454,8 @@ export class AgentSession {
         peerPublicKey: answer.sessionKey!,
         agentKey: agent.publicKey,
         controllerKey: this.host.identity.publicKey,
+        // the welcome names it too: both ends then MAC large frames with Poly1305
+        poly1305: named.includes(MAC_POLY1305_FEATURE),
       });
       sessionKey = own.publicKey;
     }
@@ -464,12 +473,17 @@ export class AgentSession {
       allocation_id: agent.allocationId,
       controller_key: this.host.identity.publicKey,
       heartbeat_seconds: this.host.heartbeatSeconds,
-      ...(sessionKey ? { session_key: sessionKey, features: [STREAM_BYTES_FEATURE] } : {}),
+      ...(sessionKey ? { session_key: sessionKey, features: LINK_FEATURES } : {}),
     });
     this.#keys = keys;
+    this.features = keys === undefined ? [] : LINK_FEATURES.filter((f) => named.includes(f));
     // raw device bytes only in sealed frames, to an agent that said it reads them
-    this.streams.rawBytes = keys !== undefined && (answer.capabilities ?? []).includes(STREAM_BYTES_FEATURE);
-    this.host.logger.info(this.#fields({ version: agent.version }), 'agent connected');
+    this.streams.rawBytes = keys !== undefined && named.includes(STREAM_BYTES_FEATURE);
+    this.streams.largeChunks = this.streams.rawBytes && named.includes(STREAM_LARGE_FEATURE);
+    this.host.logger.info(
+      this.#fields({ version: agent.version, features: this.features }),
+      'agent connected',
+    );
     void this.deliverOpen();
   }
 

@@ -8,6 +8,7 @@ import {
   STREAM_CHUNK_BYTES,
   STREAM_CREDIT_DIVISOR,
   STREAM_EARLY_BYTES,
+  STREAM_LARGE_CHUNK_BYTES,
   streamDataBytes,
   type MessageBody,
   type MessageOf,
@@ -103,6 +104,17 @@ export class RelayStream extends Duplex {
     this.#sendFrom(chunk, 0, cb);
   }
 
+  // Writes queued meanwhile (an HTTP client's head and body of one tick, a body written while the
+  // agent's credit ran out) leave together: one frame per chunk size instead of one per write.
+  override _writev(
+    chunks: Array<{ chunk: Buffer; encoding: BufferEncoding }>,
+    cb: (err?: Error | null) => void,
+  ): void {
+    this.#touch();
+    const whole = chunks.length === 1 ? chunks[0]!.chunk : Buffer.concat(chunks.map((c) => c.chunk));
+    this.#sendFrom(whole, 0, cb);
+  }
+
   // What an HTTP client's keep-alive pool (node:http Agent) asks of a socket: an idle timeout that
   // really fires (it closes a pooled stream nobody used for that long); the rest has no meaning on
   // a stream of the link (no TCP options, nothing that holds the event loop).
@@ -155,8 +167,9 @@ export class RelayStream extends Duplex {
 
   #sendFrom(chunk: Buffer, from: number, cb: (err?: Error | null) => void): void {
     let at = from;
+    const most = this.mux.largeChunks ? STREAM_LARGE_CHUNK_BYTES : STREAM_CHUNK_BYTES;
     while (at < chunk.length && this.#credit > 0) {
-      const part = chunk.subarray(at, at + Math.min(STREAM_CHUNK_BYTES, this.#credit));
+      const part = chunk.subarray(at, at + Math.min(most, this.#credit));
       this.mux.send('stream_data', { id: this.id, data: this.mux.rawBytes ? part : part.toString('base64') });
       this.#credit -= part.length;
       at += part.length;
@@ -183,6 +196,8 @@ export class StreamMux {
   readonly #opening = new Map<string, () => void>();
   /** The agent reads raw stream bytes (its hello named `STREAM_BYTES_FEATURE`); else base64. */
   rawBytes = false;
+  /** The agent reads raw chunks up to `STREAM_LARGE_CHUNK_BYTES` (it named `STREAM_LARGE_FEATURE`). */
+  largeChunks = false;
 
   constructor(readonly send: StreamSend) {}
 

@@ -1,7 +1,7 @@
 // A controller listening on a port with a client licensed for RADIUS, and that client's sites: a
 // RouterOS simulator with the real agent runtime enrolled on a new allocation, all on loopback over
 // real sockets. The controller runs on the system clock unless a test gives it another one.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -45,6 +45,13 @@ export interface LiveSiteOptions {
   wanLink?: WanLinkProfile;
   /** The agent's clock (the system's by default). */
   agentNow?: () => Date;
+  /**
+   * Restart the agent once enrolled, so its link opens with a hello as `ticketnet-agent run` after
+   * `enrol` does: the features it names there (`features`) are then in effect (an enrol names none).
+   */
+  hello?: boolean;
+  /** The link features the agent names in its hello (default this build's: an older agent's). */
+  features?: readonly string[];
 }
 
 export interface LiveSite {
@@ -121,21 +128,46 @@ export async function startLiveStack(
       const { allocation: allocated, enrolment } = created.body.data;
       const stateDir = await mkdtemp(join(tmpdir(), 'tn-live-site-'));
       cleanups.push(() => rm(stateDir, { recursive: true, force: true }));
-      const agent = await startLoopbackAgent({
-        stateDir,
-        controllerUrl: baseUrl,
-        enrolCode: enrolment.code,
-        router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
-        relay: o.relay,
-        ...(o.agentLogger ? { logger: o.agentLogger } : {}),
-        ...(o.agentNow ? { now: o.agentNow } : {}),
-      });
+      const start = () =>
+        startLoopbackAgent({
+          stateDir,
+          controllerUrl: baseUrl,
+          enrolCode: enrolment.code,
+          router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
+          relay: o.relay,
+          ...(o.agentLogger ? { logger: o.agentLogger } : {}),
+          ...(o.agentNow ? { now: o.agentNow } : {}),
+          ...(o.features ? { features: o.features } : {}),
+        });
+      const ready = () =>
+        eventually(
+          () => allocation(allocated.id),
+          (a) => a.link_state === 'CONNECTED' && a.router.serial === o.serial && (o.ready?.(a) ?? true),
+          15_000,
+        );
+      let agent = await start();
       cleanups.push(() => agent.stop());
-      await eventually(
-        () => allocation(allocated.id),
-        (a) => a.link_state === 'CONNECTED' && a.router.serial === o.serial && (o.ready?.(a) ?? true),
-        15_000,
-      );
+      await ready();
+      if (o.hello) {
+        // the identity is written once the welcome is in: a restart before would enrol again
+        await eventually(
+          () =>
+            access(join(stateDir, 'identity.json')).then(
+              () => true,
+              () => false,
+            ),
+          (saved) => saved,
+          15_000,
+        );
+        await agent.stop();
+        await eventually(
+          () => allocation(allocated.id),
+          (a) => a.link_state === 'DISCONNECTED',
+          15_000,
+        );
+        agent = await start();
+        await ready();
+      }
       return { sim, agent, allocationId: allocated.id, stateDir };
     },
     async close() {

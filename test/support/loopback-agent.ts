@@ -23,6 +23,8 @@ export interface LoopbackAgentOptions {
   now?: () => Date;
   /** The link's compression threshold (Infinity: never compress; default the link's). */
   compressFrom?: number;
+  /** The link features the agent names in its hello (default this build's: an older agent's). */
+  features?: readonly string[];
 }
 
 export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgent> {
@@ -46,6 +48,7 @@ export function startLoopbackAgent(o: LoopbackAgentOptions): Promise<RunningAgen
     },
     ...(o.relay ? { radiusRelay: { host: '127.0.0.1', ...o.relay, allow: [] } } : {}),
     ...(o.catalogue ? { catalogue: o.catalogue } : {}),
+    ...(o.features ? { features: o.features } : {}),
     reports: { telemetryIntervalMs: 3_600_000, factsIntervalMs: 3_600_000, factsMinSpacingMs: 0 },
     // Network-quality points when the test asks (qoe.collect()), with quick pings.
     qoe: { intervalMs: 3_600_000, ping: { count: 5, intervalMs: 20 } },

@@ -2,6 +2,7 @@
 // (7.19 and 6.49) with LAN devices that really answer HTTP behind the simulator's dst-nat, and the
 // real agent runtime. The router's menus and a TCP connection through the forward are the proof.
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
@@ -10,6 +11,7 @@ import { forEachDatabase } from '../../support/databases.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';
 import { eventually } from '../hub/hub-fixture.js';
+import { STREAM_BYTES_FEATURE } from '../../../protocol/index.js';
 
 const SERIAL_7 = '48A98A0E7019';
 const SERIAL_6 = '48A98A0E6049';
@@ -21,8 +23,22 @@ const BASE = '/api/v1/clients/topology';
 const BIG_BYTES = 100 * 1024 * 1024;
 const SLICE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
 
+/** The SHA-256 of `/big?mib=<n>`: the slice `n` times, each starting with its number (order shows). */
+function bigDigest(mib: number): string {
+  const hash = createHash('sha256');
+  for (let i = 0; i < mib; i++) hash.update(numbered(i));
+  return hash.digest('hex');
+}
+
+function numbered(i: number): Buffer {
+  const slice = Buffer.from(SLICE);
+  slice.writeUInt32BE(i, 0);
+  return slice;
+}
+
 /**
- * An HTTP device: `/big` streams 100 MB (with backpressure), a POST echoes its body, anything else
+ * An HTTP device: `/big` streams 100 MB (with backpressure; `?mib=<n>` n MiB), each MiB numbered,
+ * a POST to `/digest` answers its body's length and SHA-256, any other POST echoes its body, anything else
  * answers `<name> <method> <path>`; the `Authorization` it received is named in `x-seen-auth`, the
  * connection it came on (the router's side of it) in `x-connection`, and `sockets` holds them.
  */
@@ -35,17 +51,27 @@ async function httpDevice(
     res.setHeader('x-connection', String(req.socket.remotePort));
     res.setHeader('x-seen-auth', req.headers.authorization ?? 'none');
     res.setHeader('x-seen-cookie', req.headers.cookie ?? 'none');
-    if (req.url === '/big') {
-      res.setHeader('content-length', String(BIG_BYTES));
+    if (req.url?.startsWith('/big')) {
+      const mib = Number(new URL(req.url, 'http://device').searchParams.get('mib') ?? 100);
+      res.setHeader('content-length', String(mib * SLICE.length));
       let sent = 0;
       const pump = () => {
-        while (sent < BIG_BYTES) {
-          sent += SLICE.length;
-          if (!res.write(SLICE)) return void res.once('drain', pump);
+        while (sent < mib) {
+          if (!res.write(numbered(sent++))) return void res.once('drain', pump);
         }
         res.end();
       };
       return pump();
+    }
+    if (req.method === 'POST' && req.url === '/digest') {
+      const hash = createHash('sha256');
+      let length = 0;
+      req.on('data', (c: Buffer) => {
+        hash.update(c);
+        length += c.length;
+      });
+      req.on('end', () => res.end(`${length} ${hash.digest('hex')}`));
+      return;
     }
     if (req.method === 'POST') {
       let body = '';
@@ -117,8 +143,17 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
       },
       equipment: { relayTimeoutMs: 1500, relayKeepIdleMs: 1000 },
     });
-    a = await stack.addSite({ serial: SERIAL_7, version: '7.19', identity: 'Site-7' });
-    b = await stack.addSite({ serial: SERIAL_6, version: '6.49.10', identity: 'Site-6', host: '127.0.0.2' });
+    // both restarted once enrolled, so their hello names their link features; b's are an older
+    // version 3 agent's (raw stream bytes only: HMAC-SHA256 and 64 KiB chunks on its link)
+    a = await stack.addSite({ serial: SERIAL_7, version: '7.19', identity: 'Site-7', hello: true });
+    b = await stack.addSite({
+      serial: SERIAL_6,
+      version: '6.49.10',
+      identity: 'Site-6',
+      host: '127.0.0.2',
+      hello: true,
+      features: [STREAM_BYTES_FEATURE],
+    });
     const ap = await httpDevice('ap');
     const cam = await httpDevice('cam');
     const ap6 = await httpDevice('ap6');
@@ -325,29 +360,99 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     expect(foreign.status).to.equal(404);
   });
 
-  it('streams 100 MB through the relay', async function () {
-    this.timeout(120_000);
+  /** GET through the relay as a browser would (its own connection); the body's length and SHA-256. */
+  function digestThroughRelay(deviceId: string, path: string): Promise<string> {
     const { port } = new URL(stack.baseUrl);
-    const received = await new Promise<number>((resolve, reject) => {
+    return new Promise<string>((resolve, reject) => {
       const req = httpRequest(
         {
           host: '127.0.0.1',
           port: Number(port),
-          path: `${BASE}/access/${apId}/big`,
+          path: `${BASE}/access/${deviceId}${path}`,
           headers: { authorization: `Bearer ${stack.client.token}` },
           agent: false,
         },
         (res) => {
+          const hash = createHash('sha256');
           let n = 0;
-          res.on('data', (c: Buffer) => (n += c.length));
-          res.on('end', () => resolve(n));
+          res.on('data', (c: Buffer) => {
+            hash.update(c);
+            n += c.length;
+          });
+          res.on('end', () => resolve(`${n} ${hash.digest('hex')}`));
           res.on('error', reject);
         },
       );
       req.on('error', reject);
       req.end();
     });
-    expect(received).to.equal(BIG_BYTES);
+  }
+
+  it('streams 100 MB through the relay, every byte in order', async function () {
+    this.timeout(120_000);
+    expect(await digestThroughRelay(apId, '/big')).to.equal(`${BIG_BYTES} ${bigDigest(100)}`);
+  });
+
+  it('negotiates per link: Poly1305 and 256 KiB chunks with an agent that names them, not with an older one; bodies whole both ways', async function () {
+    this.timeout(60_000);
+    const { hub } = stack.t.controller.services;
+    expect(hub.featuresOf(a.allocationId)).to.deep.equal(['stream.bytes', 'stream.large', 'mac.poly1305']);
+    expect(hub.featuresOf(b.allocationId)).to.deep.equal(['stream.bytes']);
+    // a device behind the older agent's router, for this test
+    const dev = await httpDevice('old');
+    servers.push(dev.server);
+    b.sim.lan.addDevice({ address: '192.168.50.39', mac: '24:A4:3C:10:00:39', ports: { 80: dev.port } });
+    const created = await api('POST', '/devices', {
+      ...device,
+      name: 'AP ancien agent',
+      router_serial: SERIAL_6,
+      lan_ip: '192.168.50.39',
+      mac_address: '24:A4:3C:10:00:39',
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    const oldId = created.body.data.id as string;
+    // 20 and 7 MiB down at once, then 1 MiB up, through each link (the device must start answering
+    // within the relay's 1.5 s here, so the upload is no larger)
+    const upload = numbered(0);
+    const uploadDigest = `${upload.length} ${createHash('sha256').update(upload).digest('hex')}`;
+    const post = (id: string) =>
+      new Promise<string>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: Number(new URL(stack.baseUrl).port),
+            method: 'POST',
+            path: `${BASE}/access/${id}/digest`,
+            headers: {
+              authorization: `Bearer ${stack.client.token}`,
+              'content-type': 'application/octet-stream',
+            },
+            agent: false,
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += c.toString()));
+            res.on('end', () => resolve(body));
+          },
+        );
+        req.on('error', reject);
+        // in small writes, as a browser's upload may come: the stream sends them together
+        for (let at = 0; at < upload.length; at += 1000) req.write(upload.subarray(at, at + 1000));
+        req.end();
+      });
+    for (const id of [apId, oldId]) {
+      const results = await Promise.all([
+        digestThroughRelay(id, '/big?mib=20'),
+        digestThroughRelay(id, '/big?mib=7'),
+      ]);
+      expect(results, id).to.deep.equal([
+        `${20 * SLICE.length} ${bigDigest(20)}`,
+        `${7 * SLICE.length} ${bigDigest(7)}`,
+      ]);
+      expect(await post(id), id).to.equal(uploadDigest);
+    }
+    expect((await api('DELETE', `/devices/${oldId}`)).status).to.equal(200);
+    b.sim.lan.setOnline('24:A4:3C:10:00:39', false);
   });
 
   it('a device that does not answer is 504', async function () {

@@ -10,6 +10,7 @@ import {
   encodeEnvelope,
   generateEphemeralKeyPair,
   generateKeyPair,
+  MAC_POLY1305_FEATURE,
   messagesOf,
   normaliseEnrolCode,
   openEnvelope,
@@ -36,6 +37,8 @@ const MAX = 64 * 1024 * 1024;
 interface HelloForgery {
   withoutKey?: boolean;
   onPath?: (hello: AnyEnvelope) => AnyEnvelope;
+  /** What the hello names (default nothing): a link feature such as `mac.poly1305`. */
+  capabilities?: string[];
 }
 
 /** An enrolled agent's version 3 connection by hand, to send what a real agent never would. */
@@ -49,6 +52,8 @@ class V3Link {
   readonly messages: MessageOf[] = [];
   /** Flags byte of every sealed frame received (bit 0: compressed). */
   readonly flags: number[] = [];
+  /** Length of every sealed frame received. */
+  readonly lengths: number[] = [];
   /** Every frame sent, as sent (to replay one). */
   readonly sent: Buffer[] = [];
   error: { code: string } | undefined;
@@ -80,7 +85,7 @@ class V3Link {
         {
           agent_id: this.agent.agentId!,
           agent_version: '0.3.0',
-          capabilities: [],
+          capabilities: this.forge.capabilities ?? [],
           ...(this.forge.withoutKey ? {} : { session_key: this.ephemeral.publicKey }),
         },
         { sid: this.sid, seq: this.out.next(), secretKey: this.agent.keys.secretKey, v: 3 },
@@ -101,6 +106,9 @@ class V3Link {
           peerPublicKey: reply.body.session_key!,
           agentKey: this.agent.keys.publicKey,
           controllerKey: key,
+          poly1305:
+            (this.forge.capabilities ?? []).includes(MAC_POLY1305_FEATURE) &&
+            (reply.body.features ?? []).includes(MAC_POLY1305_FEATURE),
         });
       }
       return;
@@ -108,6 +116,7 @@ class V3Link {
     const envelope = openFrame(raw, { keys: this.keys, from: 'controller', maxBytes: MAX });
     this.#in.accept(envelope.seq);
     this.flags.push((raw as Buffer)[1]!);
+    this.lengths.push((raw as Buffer).length);
     for (const m of messagesOf(envelope)) {
       this.messages.push(m);
       if (m.type === 'error') this.error = m.body;
@@ -312,6 +321,59 @@ forEachDatabase('agent link, protocol version 3', (database) => {
     const done = await commands.waitForResult(h.client.id, exported.id, 5000);
     expect(done.state).to.equal('DONE');
     expect(done.output).to.deep.equal(output);
+  });
+
+  it('MACs large frames with Poly1305 only on a link whose hello named it, beside one that did not', async () => {
+    const { commands } = h.t.controller.services;
+    const poly = await v3Agent({ capabilities: [MAC_POLY1305_FEATURE] });
+    const hmac = await v3Agent();
+    await Promise.all([poly.link.welcomed(), hmac.link.welcomed()]);
+    for (const { agent, link } of [poly, hmac]) {
+      const welcome = link.welcome[0]!.body as MessageBody<'welcome'>;
+      expect(welcome.features).to.include(MAC_POLY1305_FEATURE);
+      expect(h.t.controller.services.hub.featuresOf(agent.allocationId!)).to.deep.equal(
+        link === poly.link ? [MAC_POLY1305_FEATURE] : [],
+      );
+    }
+    expect(poly.link.keys!.poly1305).to.be.a('string');
+    expect(hmac.link.keys!.poly1305).to.equal(undefined);
+    // Controller → agent: a frame well over 4 KiB each (a script that does not compress much),
+    // opened with the keys each link derived.
+    const noise = Array.from({ length: 3000 }, (_, i) => ((i * 2654435761) >>> 0).toString(36)).join('');
+    for (const { agent, link } of [poly, hmac]) {
+      await commands.enqueue(h.client.id, agent.allocationId!, 'router.script.apply', {
+        name: 'noise',
+        source: noise.slice(0, 20_000),
+      });
+      await eventually(
+        async () => link.commands(),
+        (c) => c.length === 1,
+      );
+      expect(link.lengths.at(-1)).to.be.above(4096 + 26);
+    }
+    // Agent → controller: a report that does not compress below 4 KiB, acknowledged on each link.
+    for (const { link } of [poly, hmac]) {
+      const id = crypto.randomUUID();
+      const frame = link.send('report', { id, kind: 'event', at: new Date().toISOString(), data: { noise } });
+      expect(frame.length).to.be.above(4096 + 26);
+      await eventually(
+        async () => link.messages,
+        (m) => m.some((x) => x.type === 'report_ack' && x.body.ids.includes(id)),
+      );
+    }
+    // Each link's large frames under the other MAC: refused before they are read.
+    const report = {
+      id: crypto.randomUUID(),
+      kind: 'event' as const,
+      at: new Date().toISOString(),
+      data: { noise },
+    };
+    poly.link.send('report', report, { keys: { sid: poly.link.sid, material: poly.link.keys!.material } });
+    hmac.link.send('report', report, { keys: { ...hmac.link.keys!, poly1305: poly.link.keys!.poly1305! } });
+    for (const { link } of [poly, hmac]) {
+      expect(await link.closed).to.equal(1008);
+      expect(link.error).to.deep.include({ code: 'BAD_SIGNATURE' });
+    }
   });
 
   const refusals: Array<[string, (link: V3Link) => void, string]> = [

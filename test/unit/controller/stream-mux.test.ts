@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { CONTROLLER_STREAM_WINDOW, StreamMux, StreamOpenError } from '../../../controller/hub/stream-mux.js';
-import { STREAM_EARLY_BYTES } from '../../../protocol/index.js';
+import { STREAM_CHUNK_BYTES, STREAM_EARLY_BYTES, STREAM_LARGE_CHUNK_BYTES } from '../../../protocol/index.js';
 
 type Sent = { type: string; body: Record<string, unknown> };
 
@@ -124,5 +124,37 @@ describe('controller byte streams (StreamMux)', () => {
     } finally {
       clock.restore();
     }
+  });
+
+  it('sends writes queued together as one frame per chunk size, bytes and order kept', async () => {
+    const { m, sent } = mux();
+    m.rawBytes = true;
+    const stream = m.open(80);
+    m.receive({ type: 'stream_opened', body: { id: stream.id, window: 4 * 1024 * 1024 } } as never);
+    const data = (id: string) =>
+      sent.filter((s) => s.type === 'stream_data' && s.body.id === id).map((s) => s.body.data as Buffer);
+    // an HTTP client's head and body of one tick: corked, then sent together
+    const parts = Array.from({ length: 50 }, (_, i) => Buffer.alloc(1000, i));
+    stream.cork();
+    for (const part of parts) stream.write(part);
+    stream.uncork();
+    await tick();
+    expect(data(stream.id)).to.have.length(1);
+    expect(Buffer.concat(data(stream.id)).equals(Buffer.concat(parts))).to.equal(true);
+    // a large write: 64 KiB frames to an agent that did not name stream.large, 256 KiB to one that did
+    const big = Buffer.from(Array.from({ length: 600 * 1024 }, (_, i) => (i * 7) & 0xff));
+    for (const large of [false, true]) {
+      m.largeChunks = large;
+      sent.splice(0);
+      stream.write(big);
+      await tick();
+      const frames = data(stream.id);
+      expect(Math.max(...frames.map((f) => f.length))).to.equal(
+        large ? STREAM_LARGE_CHUNK_BYTES : STREAM_CHUNK_BYTES,
+      );
+      expect(Buffer.concat(frames).equals(big)).to.equal(true);
+      m.receive({ type: 'stream_credit', body: { id: stream.id, bytes: big.length } } as never);
+    }
+    stream.destroy();
   });
 });

@@ -1,6 +1,6 @@
 // Protocol version 3: session keys from ephemeral X25519 keys, and sealed frames whose MAC is checked
 // before anything else of the frame is read.
-import { createHmac } from 'node:crypto';
+import { createCipheriv, createHmac } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import {
@@ -10,6 +10,9 @@ import {
   openFrame,
   SEALED_HEADER_BYTES,
   sealFrame,
+  sealStreamDataInPlace,
+  STREAM_FRAME_ROOM,
+  STREAM_LARGE_CHUNK_BYTES,
   SequenceGuard,
   signEnvelope,
   streamDataBytes,
@@ -19,10 +22,10 @@ import { AGENT, COMMAND_ID, CONTROLLER, expectProtocolError, NOW, OTHER_SID, SID
 
 const MAX = 1024 * 1024;
 
-function sessionPair(sid = SID): { agent: SessionKeys; controller: SessionKeys } {
+function sessionPair(sid = SID, poly1305 = false): { agent: SessionKeys; controller: SessionKeys } {
   const a = generateEphemeralKeyPair();
   const c = generateEphemeralKeyPair();
-  const common = { sid, agentKey: AGENT.publicKey, controllerKey: CONTROLLER.publicKey };
+  const common = { sid, agentKey: AGENT.publicKey, controllerKey: CONTROLLER.publicKey, poly1305 };
   return {
     agent: deriveSessionKeys({ ...common, role: 'agent', own: a, peerPublicKey: c.publicKey }),
     controller: deriveSessionKeys({ ...common, role: 'controller', own: c, peerPublicKey: a.publicKey }),
@@ -53,6 +56,21 @@ function forge(keys: SessionKeys, seq: number, flags: number, payload: Buffer): 
     .digest()
     .subarray(0, 16)
     .copy(frame, 10);
+  return frame;
+}
+
+// The same frame with a Poly1305 tag made here from RFC 8439's AEAD: the frame as additional data,
+// nothing encrypted, the nonce the sequence number.
+function forgePoly(keys: SessionKeys, seq: number, flags: number, payload: Buffer): Buffer {
+  const frame = forge(keys, seq, flags, payload);
+  const nonce = Buffer.alloc(12);
+  nonce.writeUInt32BE(seq, 8);
+  const key = Buffer.from(keys.poly1305!, 'latin1').subarray(0, 32);
+  const cipher = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+  const sid = Buffer.from(keys.material, 'latin1').subarray(64);
+  cipher.setAAD(Buffer.concat([frame.subarray(0, 10), sid, payload]), { plaintextLength: 0 });
+  cipher.final();
+  cipher.getAuthTag().copy(frame, 10);
   return frame;
 }
 
@@ -309,10 +327,10 @@ describe('protocol version 3', () => {
           withBytes({ type: 'stream_data', ts, body: { id: COMMAND_ID } }, bytes, 3),
         ],
         [
-          'more than a chunk',
+          'more than a large chunk',
           withBytes(
             { type: 'stream_data', ts, body: { id: COMMAND_ID } },
-            Buffer.concat([bytes, Buffer.from('x')]),
+            Buffer.alloc(STREAM_LARGE_CHUNK_BYTES + 1, 'x'),
           ),
         ],
         [
@@ -324,6 +342,125 @@ describe('protocol version 3', () => {
         expect(() => openFrame(frame, { keys: controller, maxBytes: MAX }), name).to.throw();
         expectProtocolError(() => openFrame(frame, { keys: controller, maxBytes: MAX }), 'BAD_MESSAGE');
       }
+    });
+  });
+
+  describe('stream bytes sealed in place', () => {
+    it('builds the same frame as sealFrame around bytes read after a room, without copying them', () => {
+      const { agent, controller } = sessionPair();
+      for (const length of [1, 5000, STREAM_LARGE_CHUNK_BYTES]) {
+        const buffer = Buffer.alloc(STREAM_FRAME_ROOM + length + 10);
+        for (let i = 0; i < length; i++) buffer[STREAM_FRAME_ROOM + i] = (i * 13) & 0xff;
+        const data = Buffer.from(buffer.subarray(STREAM_FRAME_ROOM, STREAM_FRAME_ROOM + length));
+        const options = { keys: agent, seq: 7, now: NOW };
+        const frame = sealStreamDataInPlace(COMMAND_ID, buffer, STREAM_FRAME_ROOM, length, options);
+        // a view of the caller's buffer, ending with its bytes
+        expect(frame.buffer).to.equal(buffer.buffer);
+        expect(frame.byteOffset + frame.length).to.equal(buffer.byteOffset + STREAM_FRAME_ROOM + length);
+        expect(frame.equals(sealFrame('stream_data', { id: COMMAND_ID, data }, options))).to.equal(true);
+        const opened = openFrame(frame, { keys: controller, maxBytes: MAX });
+        expect(streamDataBytes(opened.body as { data: Uint8Array }).equals(data)).to.equal(true);
+      }
+    });
+
+    it('refuses too little room, too many bytes, none, or a bad id', () => {
+      const { agent } = sessionPair();
+      const options = { keys: agent, seq: 7, now: NOW };
+      const buffer = Buffer.alloc(STREAM_FRAME_ROOM + STREAM_LARGE_CHUNK_BYTES + 1);
+      const seal = (id: string, at: number, length: number) => () =>
+        sealStreamDataInPlace(id, buffer, at, length, options);
+      expectProtocolError(seal(COMMAND_ID, 40, 100), 'BAD_MESSAGE');
+      expectProtocolError(seal(COMMAND_ID, STREAM_FRAME_ROOM, STREAM_LARGE_CHUNK_BYTES + 1), 'BAD_MESSAGE');
+      expectProtocolError(seal(COMMAND_ID, STREAM_FRAME_ROOM, 0), 'BAD_MESSAGE');
+      expectProtocolError(seal(COMMAND_ID, STREAM_FRAME_ROOM, buffer.length), 'BAD_MESSAGE');
+      expectProtocolError(seal('not-an-id', STREAM_FRAME_ROOM, 100), 'BAD_MESSAGE');
+    });
+  });
+
+  describe('Poly1305 (both ends named mac.poly1305)', () => {
+    const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 31) & 0xff));
+    const large = () =>
+      sealFrame('stream_data', { id: COMMAND_ID, data: bytes }, { keys: agentOf(), seq: 9, now: NOW });
+    let pair: { agent: SessionKeys; controller: SessionKeys };
+    const agentOf = () => pair.agent;
+    beforeEach(() => {
+      pair = sessionPair(SID, true);
+    });
+
+    it('derives Poly1305 keys of their own per direction, shared by both ends', () => {
+      const { agent, controller } = pair;
+      const key = (keys: SessionKeys, at: number) => keys.poly1305!.slice(at, at + 32);
+      expect(key(agent, 0)).to.equal(key(controller, 32));
+      expect(key(controller, 0)).to.equal(key(agent, 32));
+      expect(key(agent, 0)).to.not.equal(key(agent, 32));
+      expect(key(agent, 0)).to.not.equal(agent.material.slice(0, 32));
+      expect(sessionPair().agent.poly1305).to.equal(undefined);
+    });
+
+    it('tags a frame over 4 KiB with ChaCha20-Poly1305 over the frame, and smaller ones with HMAC-SHA256', () => {
+      const frame = large();
+      expect(frame.equals(forgePoly(pair.agent, 9, 2, frame.subarray(SEALED_HEADER_BYTES)))).to.equal(true);
+      const opened = openFrame(frame, { keys: pair.controller, from: 'agent', maxBytes: MAX });
+      expect(streamDataBytes(opened.body as { data: Uint8Array }).equals(bytes)).to.equal(true);
+      const small = sealFrame('ack', { id: COMMAND_ID }, { keys: pair.agent, seq: 10, now: NOW });
+      expect(small.equals(forge(pair.agent, 10, 0, small.subarray(SEALED_HEADER_BYTES)))).to.equal(true);
+      expect(openFrame(small, { keys: pair.controller, maxBytes: MAX }).seq).to.equal(10);
+      // on each side of the boundary, as the receiver picks the MAC by the length
+      for (const payloadBytes of [4096, 4097]) {
+        const message = JSON.stringify({ type: 'ping', ts: NOW.toISOString(), body: { t: 1 } });
+        const payload = Buffer.from(message.padEnd(payloadBytes, ' '));
+        const right = payloadBytes > 4096 ? forgePoly : forge;
+        const wrong = payloadBytes > 4096 ? forge : forgePoly;
+        expect(
+          openFrame(right(pair.agent, 11, 0, payload), { keys: pair.controller, maxBytes: MAX }).seq,
+        ).to.equal(11);
+        expectProtocolError(
+          () => openFrame(wrong(pair.agent, 11, 0, payload), { keys: pair.controller, maxBytes: MAX }),
+          'BAD_SIGNATURE',
+        );
+      }
+    });
+
+    it('refuses a tampered frame before its payload is read, whatever the payload', () => {
+      const open = (frame: Buffer) => () => openFrame(frame, { keys: pair.controller, maxBytes: MAX });
+      for (const at of [1, 5, 20, SEALED_HEADER_BYTES + 2, 10_000, -1]) {
+        const tampered = Buffer.from(large());
+        tampered[at < 0 ? tampered.length + at : at]! ^= 1;
+        expectProtocolError(open(tampered), 'BAD_SIGNATURE');
+      }
+      // garbage that would fail to parse is refused for its tag, and parsed only with a valid one
+      const garbage = Buffer.alloc(9000, 0xff);
+      const forged = forgePoly(pair.agent, 12, 0, garbage);
+      const badTag = Buffer.from(forged);
+      badTag[12]! ^= 1;
+      expectProtocolError(open(badTag), 'BAD_SIGNATURE');
+      expectProtocolError(open(forged), 'BAD_MESSAGE');
+      // another session, the other direction, or a session without Poly1305
+      expectProtocolError(
+        () => openFrame(large(), { keys: sessionPair(SID, true).controller, maxBytes: MAX }),
+        'BAD_SIGNATURE',
+      );
+      expectProtocolError(() => openFrame(large(), { keys: pair.agent, maxBytes: MAX }), 'BAD_SIGNATURE');
+      const withoutPoly = { sid: pair.controller.sid, material: pair.controller.material };
+      expectProtocolError(() => openFrame(large(), { keys: withoutPoly, maxBytes: MAX }), 'BAD_SIGNATURE');
+    });
+
+    it('puts the sequence number in the nonce: the same bytes at another number have another tag', () => {
+      const a = sealFrame(
+        'stream_data',
+        { id: COMMAND_ID, data: bytes },
+        { keys: pair.agent, seq: 20, now: NOW },
+      );
+      const b = sealFrame(
+        'stream_data',
+        { id: COMMAND_ID, data: bytes },
+        { keys: pair.agent, seq: 21, now: NOW },
+      );
+      expect(a.subarray(10, 26).equals(b.subarray(10, 26))).to.equal(false);
+      // moved to another number: refused
+      const moved = Buffer.from(a);
+      moved.writeUInt32BE(21, 6);
+      expectProtocolError(() => openFrame(moved, { keys: pair.controller, maxBytes: MAX }), 'BAD_SIGNATURE');
     });
   });
 });
