@@ -46,9 +46,8 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     };
   }
 
-  it('delivers every publication once, in order, to subscribers of both instances; fifty claims through both win once', async function () {
-    // Fifty accounts are registered (scrypt each): slow on a loaded machine.
-    this.timeout(180_000);
+  /** Two instances on one database, and a subscriber of `support:presence` on each. */
+  async function twoInstancesSubscribed() {
     const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
     const a = await instance('instance-a', dataDir);
     const b = await instance('instance-b', dataDir);
@@ -61,6 +60,13 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
       expect(out.connected).to.equal(true);
       subs.push(await new Collector(out.client, 'support:presence').subscribe());
     }
+    return { a, b, hubA, subs };
+  }
+
+  it('delivers every publication once, in order, to subscribers of both instances; fifty claims through both win once', async function () {
+    // Fifty accounts are registered (scrypt each): slow on a loaded machine.
+    this.timeout(180_000);
+    const { a, b, hubA, subs } = await twoInstancesSubscribed();
     // Publications from both instances at once, in bursts.
     const N = 40;
     await Promise.all(
@@ -95,16 +101,7 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
 
   it('stores a burst asked of one instance together, in the order asked; the other instance passes it on whole, in order, once', async function () {
     this.timeout(60_000);
-    const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
-    const a = await instance('instance-a', dataDir);
-    const b = await instance('instance-b', dataDir);
-    const watcher = await (await new Hub(a.t).init()).expert();
-    const subs: Collector[] = [];
-    for (const url of [a.url, b.url]) {
-      const out = await connect(url, watcher.token);
-      clients.push(out.client);
-      subs.push(await new Collector(out.client, 'support:presence').subscribe());
-    }
+    const { a, b, subs } = await twoInstancesSubscribed();
     const burst = (via: typeof a, from: number) =>
       Promise.all(
         Array.from({ length: 10 }, (_, i) =>
@@ -134,16 +131,7 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
 
   it('keeps every subscriber gapless and in order across large publications and a missed announcement', async function () {
     this.timeout(60_000);
-    const dataDir = mkdtempSync(join(tmpdir(), 'tn-data-'));
-    const a = await instance('instance-a', dataDir);
-    const b = await instance('instance-b', dataDir);
-    const watcher = await (await new Hub(a.t).init()).expert();
-    const subs: Collector[] = [];
-    for (const url of [a.url, b.url]) {
-      const out = await connect(url, watcher.token);
-      clients.push(out.client);
-      subs.push(await new Collector(out.client, 'support:presence').subscribe());
-    }
+    const { a, b, subs } = await twoInstancesSubscribed();
     const publish = (via: typeof a, data: object) =>
       via.t.controller.services.realtime.publish('support:presence', data);
     // Too large for a NOTIFY payload: announced without its data, read back by each instance.
