@@ -18,7 +18,7 @@
 // alert bound, as in the field. Generator and controller share this process (and the machine):
 // the load average is printed with the figures.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
-//     [--paths link,http,direct] [--pg URL]
+//     [--paths link,http,direct] [--db sqlite,postgres] [--pg URL]
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -39,6 +39,7 @@ const { values: opt } = parseArgs({
     seconds: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '512' },
     paths: { type: 'string', default: 'link,http,direct' },
+    db: { type: 'string', default: 'sqlite,postgres' },
     pg: { type: 'string' },
   },
 });
@@ -47,6 +48,7 @@ const SECONDS = Number(opt.seconds);
 const CONCURRENCY = Number(opt.concurrency);
 // `--paths http,direct` leaves the agents unlinked (a quicker run while working on the ingestion alone).
 const PATHS = new Set(opt.paths.split(','));
+const DATABASES = new Set(opt.db.split(','));
 const GOAL_RATE = ROUTERS / 15;
 const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -466,7 +468,7 @@ async function bytesPerDay(): Promise<{ frame: number; perDay: number }> {
 }
 
 const loadBefore = load();
-const rows = await onEachDatabase('qoe', PG_URL, (db, handle, dir) => run(db, handle, dir));
+const rows = await onEachDatabase('qoe', PG_URL, (db, handle, dir) => run(db, handle, dir), DATABASES);
 
 const f = (x: number, d = 1) => x.toFixed(d);
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
