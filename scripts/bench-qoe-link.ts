@@ -88,6 +88,25 @@ export class QoeBenchLink {
   }
 
   /**
+   * Sends reports in one batch, as an agent sends its outbox's backlog (version 2 and later);
+   * resolves once the controller acknowledged every one.
+   */
+  reports(bodies: z.input<(typeof MESSAGE_SCHEMAS)['report']>[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.closedBy) return reject(new Error(`link closed (${this.closedBy})`));
+      let left = bodies.length;
+      for (const body of bodies)
+        this.#acks.set(body.id, {
+          resolve: () => {
+            if (--left === 0) resolve();
+          },
+          reject,
+        });
+      this.send('batch', { messages: bodies.map((body) => ({ type: 'report', body })) });
+    });
+  }
+
+  /**
    * A ping over the sealed link; resolves on its pong. The same framing both ways as a report and
    * its ack, with nothing stored: the link's own cost per message.
    */

@@ -5,6 +5,9 @@
 //      sent as `telemetry` reports `{qoe}`; at saturation (a closed loop of --concurrency points in
 //      flight) the points per second, then paced at the goal rate (routers every 15 s: 667/s) the
 //      p50/p99 per point, report sent → report_ack;
+//   1a. agent link, backlog: each agent sends --backlog points in one batch frame, as an agent
+//      drains its outbox after an outage (its window a frame), acknowledged in one report_ack: the
+//      points per second at saturation, reported apart from the one-point-a-frame figure;
 //   1b. pings over the same links (ping → pong, nothing stored): the link's own cost per message;
 //   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
 //   2b. the same POST without its token (refused before any read or write): what the HTTP stack
@@ -18,7 +21,7 @@
 // alert bound, as in the field. Generator and controller share this process (and the machine):
 // the load average is printed with the figures.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
-//     [--paths link,http,direct] [--pg URL]
+//     [--backlog 50] [--paths link,http,direct] [--db sqlite,postgres] [--pg URL]
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -38,15 +41,20 @@ const { values: opt } = parseArgs({
     routers: { type: 'string', default: '10000' },
     seconds: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '512' },
+    backlog: { type: 'string', default: '50' },
     paths: { type: 'string', default: 'link,http,direct' },
+    db: { type: 'string', default: 'sqlite,postgres' },
     pg: { type: 'string' },
   },
 });
 const ROUTERS = Number(opt.routers);
 const SECONDS = Number(opt.seconds);
 const CONCURRENCY = Number(opt.concurrency);
+// Points per frame of an agent sending its outbox's backlog (the agent's window, 50 by default).
+const BACKLOG = Number(opt.backlog);
 // `--paths http,direct` leaves the agents unlinked (a quicker run while working on the ingestion alone).
 const PATHS = new Set(opt.paths.split(','));
+const DATABASES = new Set(opt.db.split(','));
 const GOAL_RATE = ROUTERS / 15;
 const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -192,26 +200,40 @@ const failed = (err: unknown) => {
   failures.set(what, (failures.get(what) ?? 0) + 1);
 };
 
-/** Points per second with `CONCURRENCY` in flight for SECONDS, round robin over the routers. */
-async function saturation(routers: Router[], send: Send): Promise<{ rate: number; count: number }> {
+/**
+ * Points per second with `CONCURRENCY` sends in flight for SECONDS, round robin over the routers;
+ * each send carries `points`.
+ */
+async function saturation(
+  routers: Router[],
+  send: Send,
+  points = 1,
+): Promise<{ rate: number; count: number; cpu: number }> {
   let next = 0;
   let count = 0;
   const until = Date.now() + SECONDS * 1000;
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < until) {
         try {
           await send(routers[next++ % routers.length]!);
-          count++;
+          count += points;
         } catch (err) {
           failed(err);
         }
       }
     }),
   );
-  return { rate: count / (ms(t0) / 1000), count };
+  return { rate: count / (ms(t0) / 1000), count, cpu: cpuPer(c0, count) };
 }
+
+/** Microseconds of this process's CPU (user and system) per item since `c0`. */
+const cpuPer = (c0: NodeJS.CpuUsage, count: number): number => {
+  const u = process.cpuUsage(c0);
+  return (u.user + u.system) / Math.max(1, count);
+};
 
 /** Latency per point (ms) at `rate` points per second, sent on a 10 ms tick for SECONDS. */
 async function paced(routers: Router[], send: Send, rate: number): Promise<number[]> {
@@ -266,9 +288,19 @@ async function connectAll(c: Controller, port: number, routers: Router[]): Promi
 }
 
 /** Multi-row INSERTs of 500 of `count` points into a table shaped like qoe_points; rows per second. */
-async function bareInsert(c: Controller, routers: Router[], count: number): Promise<number> {
+async function bareInsert(
+  c: Controller,
+  routers: Router[],
+  count: number,
+  keyed = false,
+): Promise<{ rate: number; cpu: number }> {
   const db = c.database.db;
-  await sql`create table bench_points as select * from qoe_points where 1 = 0`.execute(db);
+  const table = keyed ? 'bench_keyed_points' : 'bench_points';
+  await sql`create table ${sql.table(table)} as select * from qoe_points where 1 = 0`.execute(db);
+  if (keyed) {
+    await sql`create unique index bench_keyed_id on ${sql.table(table)} (id)`.execute(db);
+    await sql`create unique index bench_keyed_nas on ${sql.table(table)} (nas_id, observed_at)`.execute(db);
+  }
   const clientId = (await db.selectFrom('nas').select('client_id').executeTakeFirstOrThrow()).client_id;
   const rows = Array.from({ length: count }, (_, i) => {
     const r = routers[i % routers.length]!;
@@ -284,12 +316,13 @@ async function bareInsert(c: Controller, routers: Router[], count: number): Prom
     };
   });
   const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
   for (let i = 0; i < rows.length; i += 500)
     await db
-      .insertInto('bench_points' as 'qoe_points')
+      .insertInto(table as 'qoe_points')
       .values(rows.slice(i, i + 500))
       .execute();
-  return count / (ms(t0) / 1000);
+  return { rate: count / (ms(t0) / 1000), cpu: cpuPer(c0, count) };
 }
 
 interface Row {
@@ -312,6 +345,13 @@ interface Row {
   agentBatch: number;
   httpBatch: number;
   bareRate: number;
+  /** The same rows into a table with qoe_points' two keys. */
+  keyedRate: number;
+  /** µs of this process's CPU per point at saturation: link, backlog, HTTP, ingestion, bare INSERT. */
+  cpu: number[];
+  /** Points per second and per batch of agents sending a backlog of BACKLOG points a frame. */
+  backlogRate: number;
+  backlogBatch: number;
 }
 
 async function run(name: string, database: DatabaseHandle, dataDir: string): Promise<Row> {
@@ -353,8 +393,10 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     // Pings over the same links at saturation: the sealed round trip's cost with nothing stored.
     let linkFloor = NaN;
     let httpBatch = NaN;
-    let agentSat = { rate: NaN, count: 0 };
+    let agentSat = { rate: NaN, count: 0, cpu: NaN };
     let agentLat = [NaN];
+    let backlog = { rate: NaN, count: 0, cpu: NaN };
+    let backlogBatch = NaN;
     if (PATHS.has('link')) {
       console.log(`[${name}] linking the agents…`);
       await connectAll(c, port, routers);
@@ -364,8 +406,21 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       agentBatch = batchMean(b0);
       agentLat = await paced(routers, viaLink, GOAL_RATE);
       linkFloor = (await saturation(routers, (r) => r.link!.ping())).rate;
+      // A backlog: fewer frames in flight, each carrying BACKLOG points.
+      const viaBacklog: Send = (r) =>
+        r.link!.reports(
+          Array.from({ length: BACKLOG }, () => ({
+            id: randomUUID(),
+            kind: 'telemetry' as const,
+            at: new Date().toISOString(),
+            data: { qoe: point(r) },
+          })),
+        );
+      const b1 = { ...c.services.qoe.ingestion.stats };
+      backlog = await saturation(routers, viaBacklog, BACKLOG);
+      backlogBatch = batchMean(b1);
     }
-    let httpSat = { rate: NaN, count: 0 };
+    let httpSat = { rate: NaN, count: 0, cpu: NaN };
     let httpLat = [NaN];
     console.log(`[${name}] HTTP route…`);
     const http: Send = async (r) => {
@@ -397,7 +452,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       httpFloor = (await saturation(routers, refused)).rate;
     }
     // The ingestion alone: the service the route calls, called in this process (no HTTP, no link).
-    let directSat = { rate: NaN, count: 0 };
+    let directSat = { rate: NaN, count: 0, cpu: NaN };
     let directLat = [NaN];
     let directBatch = NaN;
     if (PATHS.has('direct')) {
@@ -411,8 +466,11 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       directLat = await paced(routers, direct, GOAL_RATE);
     }
     const bareCount = Math.max(agentSat.count, httpSat.count, directSat.count, 10_000);
+    // Beside it, the same rows into a table with qoe_points' two keys (id; NAS and instant): what
+    // storing a point costs at the least, indexes included.
+    const keyed = await bareInsert(c, routers, bareCount, true);
     console.log(`[${name}] bare INSERT of ${bareCount.toLocaleString('en')} points…`);
-    const bareRate = await bareInsert(c, routers, bareCount);
+    const bare = await bareInsert(c, routers, bareCount);
     for (const r of routers) r.link?.close();
     return {
       db: name,
@@ -430,7 +488,11 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       linkFloor,
       agentBatch,
       httpBatch,
-      bareRate,
+      bareRate: bare.rate,
+      keyedRate: keyed.rate,
+      cpu: [agentSat.cpu, backlog.cpu, httpSat.cpu, directSat.cpu, bare.cpu],
+      backlogRate: backlog.rate,
+      backlogBatch,
     };
   } finally {
     await c.close();
@@ -466,7 +528,7 @@ async function bytesPerDay(): Promise<{ frame: number; perDay: number }> {
 }
 
 const loadBefore = load();
-const rows = await onEachDatabase('qoe', PG_URL, (db, handle, dir) => run(db, handle, dir));
+const rows = await onEachDatabase('qoe', PG_URL, (db, handle, dir) => run(db, handle, dir), DATABASES);
 
 const f = (x: number, d = 1) => x.toFixed(d);
 const pass = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
@@ -481,15 +543,26 @@ console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   for (const [path, rate, batch, p50, p99] of [
     ['agent link', r.agentRate, r.agentBatch, r.agentP50, r.agentP99],
+    [`agent link, backlog of ${BACKLOG} a frame`, r.backlogRate, r.backlogBatch, NaN, NaN],
     ['HTTP', r.httpRate, r.httpBatch, r.httpP50, r.httpP99],
     ['ingestion alone', r.directRate, r.directBatch, r.directP50, r.directP99],
   ] as const) {
     if (Number.isNaN(rate)) continue;
     const ratio = rate / r.bareRate;
     console.log(
-      `| ${r.db} | ${path} | ${f(rate, 0)} | ${f(batch)} | ${f(p50)} / ${f(p99)} | ${f(r.bareRate, 0)} | ${f(ratio, 3)} | ${pass(rate >= GOAL_RATE)} | ${pass(p99 < 50)} | ${pass(ratio >= 1 / 3)} |`,
+      `| ${r.db} | ${path} | ${f(rate, 0)} | ${f(batch)} | ${Number.isNaN(p50) ? '–' : `${f(p50)} / ${f(p99)}`} | ${f(r.bareRate, 0)} | ${f(ratio, 3)} | ${pass(rate >= GOAL_RATE)} | ${Number.isNaN(p99) ? '–' : pass(p99 < 50)} | ${pass(ratio >= 1 / 3)} |`,
     );
   }
+}
+for (const r of rows)
+  console.log(
+    `${r.db}: bare INSERT ${f(r.bareRate, 0)} rows/s without keys, ${f(r.keyedRate, 0)} with qoe_points' two keys (id; NAS and instant)`,
+  );
+for (const r of rows) {
+  const [link, backlog, http, direct, bare] = r.cpu.map((x) => f(x, 0));
+  console.log(
+    `${r.db}: this process's CPU per point at saturation (µs; the database server's own not counted): link ${link}, backlog ${backlog}, HTTP ${http}, ingestion alone ${direct}, bare INSERT ${bare}`,
+  );
 }
 for (const r of rows)
   if (!Number.isNaN(r.linkFloor))

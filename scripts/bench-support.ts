@@ -36,16 +36,20 @@ export async function pgReachable(url: string): Promise<boolean> {
 /**
  * Runs `run` on a fresh SQLite database, then on PostgreSQL (a schema of its own, dropped after)
  * when `pgUrl` answers, in a temporary directory removed at the end; answers the rows in that order.
+ * `only` leaves out the databases it does not name.
  */
 export async function onEachDatabase<R>(
   name: string,
   pgUrl: string,
   run: (db: 'sqlite' | 'postgres', handle: DatabaseHandle, dir: string) => Promise<R>,
+  only: ReadonlySet<string> = new Set(['sqlite', 'postgres']),
 ): Promise<R[]> {
   const rows: R[] = [];
   const dir = mkdtempSync(join(tmpdir(), `tn-bench-${name}-`));
   try {
-    rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
+    if (only.has('sqlite'))
+      rows.push(await run('sqlite', await openDatabase(`sqlite:${join(dir, 'bench.db')}`), dir));
+    if (!only.has('postgres')) return rows;
     if (!(await pgReachable(pgUrl))) {
       console.log(`PostgreSQL not reachable at ${pgUrl}: skipped`);
       return rows;

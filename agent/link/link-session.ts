@@ -10,6 +10,7 @@ import {
   COMPRESS_FROM_BYTES,
   encodeEnvelope,
   isBatchableType,
+  MAX_BATCH_MESSAGES,
   messagesOf,
   openEnvelope,
   openFrame,
@@ -235,6 +236,25 @@ export class LinkSession {
     return new Promise((resolve) => {
       this.#ws.send(frame, (err) => resolve(err === undefined || err === null));
     });
+  }
+
+  /**
+   * Sends reports (an outbox's backlog): from version 2, in one batch (with any held acks); one
+   * frame each before. Resolves as `send` does, true once every frame is handed to the socket.
+   */
+  async sendReports(reports: readonly MessageBody<'report'>[]): Promise<boolean> {
+    if (reports.length === 1 || this.#version < 2) {
+      for (const report of reports) if (!(await this.send('report', report))) return false;
+      return true;
+    }
+    if (!this.isOpen) return false;
+    let held = this.#takeAcks();
+    const messages = reports.map((body): BatchedMessage => ({ type: 'report', body }) as BatchedMessage);
+    if (held.length + messages.length > MAX_BATCH_MESSAGES) {
+      void this.#write('batch', { messages: held });
+      held = [];
+    }
+    return this.#write('batch', { messages: [...held, ...messages] });
   }
 
   #takeAcks(): BatchedMessage[] {

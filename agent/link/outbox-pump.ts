@@ -3,8 +3,11 @@
 // and a controller that withholds acks sees no more than one batch. Reports are deleted only on
 // report_ack; anything in flight when the link drops is sent again on the next connection (the
 // controller stores reports by id, so that is safe).
+import { MAX_BATCH_MESSAGES, type MessageBody } from '../../protocol/index.js';
 import type { Outbox } from '../state/outbox.js';
 import type { LinkSession } from './link-session.js';
+
+type Report = MessageBody<'report'>;
 
 interface PumpLogger {
   warn(fields: Record<string, unknown>, message: string): void;
@@ -70,17 +73,30 @@ export class OutboxPump {
       });
   }
 
+  // What the window allows leaves in one frame (a batch, from version 2; at most what a batch
+  // carries): a backlog after an outage goes out a window at a time and the controller stores it
+  // together, where one report a frame would cost a commit each. A lone report is a frame of its own.
   async #drain(): Promise<void> {
     const session = this.#session;
     const inFlight = this.#inFlight;
     if (session === undefined) return;
+    let ready: Report[] = [];
+    const flush = async () => {
+      const reports = ready;
+      ready = [];
+      if (reports.length === 0) return true;
+      for (const r of reports) inFlight.add(r.id);
+      return session.sendReports(reports);
+    };
     for (const entry of this.outbox.entries()) {
-      if (inFlight.size >= this.batchSize || this.#session !== session || !session.isOpen) return;
+      if (inFlight.size + ready.length >= this.batchSize || this.#session !== session || !session.isOpen)
+        break;
       if (inFlight.has(entry.id)) continue;
       const report = await this.outbox.read(entry);
       if (report === undefined || this.#session !== session) continue;
-      inFlight.add(entry.id);
-      if (!(await session.send('report', report))) return;
+      ready.push(report);
+      if (ready.length === MAX_BATCH_MESSAGES && !(await flush())) return;
     }
+    if (this.#session === session && session.isOpen) await flush();
   }
 }

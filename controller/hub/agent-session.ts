@@ -40,6 +40,7 @@ import {
   type BatchedMessage,
   type KeyPair,
   type LinkErrorCode,
+  type MessageBody,
   type MessageOf,
   type MessageType,
   type SessionKeys,
@@ -362,9 +363,21 @@ export class AgentSession {
     if (messages.length > 1) {
       for (const m of messages) if (m.type === 'result') (answered ??= new Set()).add(m.body.id);
     }
-    for (const message of messages) {
+    for (let i = 0; i < messages.length; i++) {
       if (this.#state === 'closed') return;
+      const message = messages[i]!;
       if (message.type === 'ack' && answered?.has(message.body.id)) continue;
+      // Reports in a row (an agent sending its backlog) are recorded together and acknowledged in
+      // one report_ack: the network-quality points among them are stored in one batch.
+      let end = i + 1;
+      while (end < messages.length && messages[end]!.type === 'report') end++;
+      if (message.type === 'report' && end - i > 1) {
+        const reports = messages.slice(i, end).map((m) => m.body as MessageBody<'report'>);
+        await this.host.allocations.recordReports(agent.allocationId, reports, agent.clientId);
+        this.#send('report_ack', { ids: reports.map((r) => r.id) });
+        i = end - 1;
+        continue;
+      }
       await this.#dispatch(agent, message, envelope.ts);
     }
   }

@@ -131,6 +131,8 @@ forEachDatabase('qoe collection from satellite routers', (database) => {
       expect(offline.outbox.size).to.be.at.least(4);
       await offline.stop();
       expect((await points()).length).to.equal(4);
+      const ingestion = live.t.controller.services.qoe.ingestion;
+      const before = { ...ingestion.stats };
       const back = await startLoopbackAgent({
         stateDir: site.stateDir,
         controllerUrl: live.baseUrl,
@@ -149,9 +151,14 @@ forEachDatabase('qoe collection from satellite routers', (database) => {
       expect(stored.map((p) => p.observed_at)).to.deep.equal(
         [0, 1, 2, 3, 4, 5, 6, 7].map((m) => new Date(Date.UTC(2026, 10, 22, 10, m)).toISOString()),
       );
-      // Received in the order they were taken (one after the other over the link).
+      // Received in the order they were taken; sent in one frame (a batch of the backlog), so
+      // stored in one transaction.
       const replayed = stored.slice(4).map((p) => p.received_at);
       expect([...replayed].sort()).to.deep.equal(replayed);
+      expect({
+        batches: ingestion.stats.batches - before.batches,
+        points: ingestion.stats.points - before.points,
+      }).to.deep.equal({ batches: 1, points: 4 });
       expect(await usage()).to.include({ daily_gb: 9 });
 
       // Over the points the dish lost some echoes, never most, and stayed near 600 ms.

@@ -116,6 +116,8 @@ export class FakeHub {
   readonly current = new Map<string, HubConnection>();
   /** Every report frame received, duplicates included, in arrival order. */
   readonly reportLog: Report[] = [];
+  /** Reports per frame that carried any, in arrival order (a backlog's batches). */
+  readonly reportFrames: number[] = [];
   /** Reports stored by id (insert-or-ignore, as the controller does). */
   readonly reports = new Map<string, Report>();
   readonly acks: string[] = [];
@@ -316,7 +318,10 @@ export class FakeHub {
       ? openFrame(raw, { keys: conn.keys, from: 'agent', maxBytes: 64 * 1024 * 1024 })
       : openEnvelope(raw, { publicKey: agent.publicKey, sid: conn.sid, from: 'agent' });
     conn.guard.accept(env.seq);
-    for (const message of messagesOf(env)) this.#onOne(conn, message);
+    const messages = messagesOf(env);
+    const reports = messages.filter((m) => m.type === 'report').length;
+    if (reports > 0) this.reportFrames.push(reports);
+    for (const message of messages) this.#onOne(conn, message);
   }
 
   #onOne(conn: HubConnection, message: ReturnType<typeof messagesOf>[number]): void {

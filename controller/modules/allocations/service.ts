@@ -294,6 +294,38 @@ export class AllocationsService {
       const heard = { allocationId, clientId, kind: report.kind, at: report.at, data: report.data };
       for (const consumer of this.#reportConsumers) if (await consumer(heard)) return true;
     }
+    return this.#storeReport(allocationId, report, clientId);
+  }
+
+  /**
+   * `recordReport` of the reports of one frame (an agent's backlog): each consumer is handed them
+   * all at once, in the order given, so it can store them together (the network-quality points of
+   * a backlog in one batch); those no consumer takes are then stored one after another, in order.
+   * Resolves once every one is recorded; a failure leaves them all unacknowledged (each is stored
+   * once whatever the number of resends).
+   */
+  async recordReports(
+    allocationId: string,
+    reports: readonly MessageBody<'report'>[],
+    clientId?: string,
+  ): Promise<void> {
+    let left = reports;
+    if (clientId !== undefined)
+      for (const consumer of this.#reportConsumers) {
+        if (left.length === 0) break;
+        const taken = await Promise.all(
+          left.map((r) => consumer({ allocationId, clientId, kind: r.kind, at: r.at, data: r.data })),
+        );
+        left = left.filter((_, i) => !taken[i]);
+      }
+    for (const report of left) await this.#storeReport(allocationId, report, clientId);
+  }
+
+  async #storeReport(
+    allocationId: string,
+    report: MessageBody<'report'>,
+    clientId?: string,
+  ): Promise<boolean> {
     const receivedAt = iso(this.clock.now());
     const stored = await this.db.transaction().execute(async (trx) => {
       const stored = await q.insertReport(trx, {

@@ -5,6 +5,7 @@ import * as m0070 from './migrations/0070-qoe.js';
 import * as m0071 from './migrations/0071-qoe-reports.js';
 import * as m0072 from './migrations/0072-qoe-actions.js';
 import { qoeRoutes } from './routes.js';
+import { CONCURRENT_BATCHES } from './point-ingestion.js';
 import { QoeService } from './service.js';
 
 export const qoeModule = defineModule({
@@ -12,7 +13,7 @@ export const qoeModule = defineModule({
   tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts', 'qoe_reports', 'qoe_actions'],
   migrations: { '0070-qoe': m0070, '0071-qoe-reports': m0071, '0072-qoe-actions': m0072 },
   provides: ['qoe'],
-  build: ({ db, clock, logger, use }) => {
+  build: ({ db, caps, clock, logger, use }) => {
     const radius = use('radius');
     const qoe = new QoeService({
       db,
@@ -25,6 +26,7 @@ export const qoeModule = defineModule({
       radius,
       commands: use('commands'),
       runner: use('runner'),
+      concurrentBatches: caps.concurrentTransactions ? CONCURRENT_BATCHES : 1,
     });
     // A kick waiting on a session sees it end as soon as its Stop is committed here.
     radius.onSessionStopped((stop) => {

@@ -1,9 +1,12 @@
 // Group commit of telemetry points (the HTTP route's and the agents' link's alike). A point is
-// queued; the points queued while no batch runs are taken together: their bridge tokens and NAS
-// read in a few statements, then stored in one transaction (a multi-row INSERT that leaves out a
-// replay, the usage of the batch judged in memory against each router's previous reading), and
-// each caller answered once that transaction has committed. While one batch commits the next
-// collects, so a point waits for at most the commit in flight before its own.
+// queued; the points queued meanwhile are taken together: their bridge tokens and NAS read in a
+// few statements, then stored in one transaction (a multi-row INSERT that leaves out a replay, the
+// usage of the batch judged in memory against each router's previous reading), and each caller
+// answered once that transaction has committed. While a batch commits the next collects; where
+// the database runs transactions side by side (PostgreSQL), up to CONCURRENT_BATCHES commit at
+// once, so a point need not wait for the commit in flight before its own. Two batches that share
+// a router never overlap: the later starts its transaction once the earlier has committed, so each
+// router's readings are still judged in arrival order.
 //
 // A batch's transaction that fails is tried again one point at a time, each in a transaction of
 // its own: a point that cannot be stored fails its own caller only, the others are stored and
@@ -25,6 +28,8 @@ import { ACCELERATION_MIN_BYTES } from './usage-verdict.js';
 const MAX_AHEAD_MS = 5 * 60_000;
 /** Most points in one batch: a burst beyond it is stored in several transactions in a row. */
 const MAX_BATCH = 1000;
+/** Batches committing at once where the database allows it (a few of the pool's connections). */
+export const CONCURRENT_BATCHES = 4;
 /** Under 5 GiB in this window, neither today (a day of 25 hours at most) nor two hours reach a threshold. */
 const ALERT_WINDOW_MS = 26 * 3_600_000;
 
@@ -44,6 +49,8 @@ export interface PointIngestionDeps {
   logger: Logger;
   nas: NasService;
   usage: UsageService;
+  /** Batches that may commit at once: 1 where transactions run one at a time (SQLite). */
+  concurrentBatches: number;
   /** The usage alert check of a NAS (alerts.ts); its failure never fails the point. */
   checkAlerts(clientId: string, nasId: string, allocationId: string, now: Date): Promise<AlertType[]>;
 }
@@ -76,7 +83,12 @@ interface Resolved {
 export class PointIngestion {
   readonly #queue: Pending[] = [];
   #scheduled = false;
-  #flushing = false;
+  /** A batch is reading its points' sources: the next waits, so batches take their turn in order. */
+  #resolving = false;
+  /** Batches between their sources' read and their callers' answers. */
+  #storing = 0;
+  /** The last batch of each router (allocation id) not yet committed: a later one waits for it. */
+  readonly #routerTurn = new Map<string, Promise<void>>();
   /** Batches committed and points they carried (for tests and status). */
   readonly stats = { batches: 0, points: 0 };
 
@@ -95,25 +107,45 @@ export class PointIngestion {
   }
 
   // The next batch starts after the I/O callbacks of this turn (every request read with this one
-  // joins it), and never while another is committing: those points wait for the next.
+  // joins it), once the previous batch has read its sources and while fewer than
+  // `concurrentBatches` are committing; otherwise the points wait for the next.
   #schedule(): void {
-    if (this.#scheduled || this.#flushing || this.#queue.length === 0) return;
+    if (this.#scheduled || this.#resolving || this.#queue.length === 0) return;
+    if (this.#storing >= this.deps.concurrentBatches) return;
     this.#scheduled = true;
     setImmediate(() => void this.#flush());
   }
 
   async #flush(): Promise<void> {
     this.#scheduled = false;
-    this.#flushing = true;
+    this.#resolving = true;
+    this.#storing += 1;
     const batch = this.#queue.splice(0, MAX_BATCH);
+    let resolved: Resolved[] = [];
     try {
-      const resolved = await this.#resolve(batch).catch((err: unknown) => {
+      resolved = await this.#resolve(batch).catch((err: unknown) => {
         for (const p of batch) p.reject(err);
         return [];
       });
-      if (resolved.length > 0) await this.#store(resolved);
     } finally {
-      this.#flushing = false;
+      this.#resolving = false;
+    }
+    // Batches read their sources one after another, so they take their routers' turns in the
+    // order they were formed: a batch waits only for earlier ones, never in a cycle.
+    const routers = new Set(resolved.map((r) => r.allocationId));
+    const earlier = [...routers].flatMap((id) => this.#routerTurn.get(id) ?? []);
+    const stored = Promise.all(earlier).then(() => (resolved.length > 0 ? this.#store(resolved) : undefined));
+    const turn = stored.then(
+      () => undefined,
+      () => undefined,
+    );
+    for (const id of routers) this.#routerTurn.set(id, turn);
+    this.#schedule();
+    try {
+      await stored;
+    } finally {
+      for (const id of routers) if (this.#routerTurn.get(id) === turn) this.#routerTurn.delete(id);
+      this.#storing -= 1;
       this.#schedule();
     }
   }
@@ -272,12 +304,15 @@ export class PointIngestion {
         },
       });
     });
-    const bytes = await this.deps.usage.ingestMany(
+    // The bound before an alert check (see #alertsDue), read in the same transaction.
+    const since = new Date(this.deps.clock.now().getTime() - ALERT_WINDOW_MS);
+    const usage = await this.deps.usage.ingestManyWithRecent(
       trx,
       readings.map((x) => x.reading),
+      since,
     );
     const added = new Array<number | null>(points.length).fill(null);
-    readings.forEach((x, i) => (added[x.index] = bytes[i]!));
+    readings.forEach((x, i) => (added[x.index] = usage.added[i]!));
 
     const answers = rowOf.map((of): TelemetryAnswer | null => {
       if (!of) return null;
@@ -285,13 +320,7 @@ export class PointIngestion {
       const id = inserted.has(of.row.id) ? of.row.id : (storedId.get(key) ?? of.row.id);
       return { accepted: true, event: { id, observed_at: of.row.observed_at } };
     });
-    // The bound before an alert check (see #alertsDue), read in the same transaction.
-    const clientOf = new Map<string, string>();
-    points.forEach((r, i) => {
-      if (r.nas && (added[i] ?? 0) > 0) clientOf.set(r.allocationId, r.clientId);
-    });
-    const since = new Date(this.deps.clock.now().getTime() - ALERT_WINDOW_MS);
-    const recent = clientOf.size > 0 ? await this.deps.usage.bytesSinceMany(clientOf, since, trx) : new Map();
+    const recent = usage.recent;
     return { answers, added, recent };
   }
 

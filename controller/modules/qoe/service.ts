@@ -26,14 +26,27 @@ export class QoeService {
   /** Where telemetry points are stored, in batches. */
   readonly ingestion: PointIngestion;
 
-  constructor(private readonly deps: AlertDeps & Omit<KickDeps, keyof AlertDeps>) {
+  constructor(
+    private readonly deps: AlertDeps &
+      Omit<KickDeps, keyof AlertDeps> & {
+        /** Telemetry batches that may commit at once (point-ingestion.ts). */
+        concurrentBatches?: number;
+      },
+  ) {
     // Alerts and reports are not handed the command path at all.
-    const { radius: _radius, commands: _commands, runner: _runner, ...alertDeps } = deps;
+    const {
+      radius: _radius,
+      commands: _commands,
+      runner: _runner,
+      concurrentBatches = 1,
+      ...alertDeps
+    } = deps;
     this.alerts = new UsageAlerts(alertDeps);
     this.reports = new DailyReports(alertDeps);
     this.kicks = new KickActions(deps);
     this.ingestion = new PointIngestion({
       ...alertDeps,
+      concurrentBatches,
       checkAlerts: (clientId, nasId, allocationId, now) =>
         this.alerts.check(clientId, nasId, allocationId, now),
     });

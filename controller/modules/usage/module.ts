@@ -8,7 +8,7 @@ export const usageModule = defineModule({
   migrations: { '0040-usage': m0040 },
   provides: ['usage'],
   build: ({ db, caps, clock, logger, use }) => {
-    const usage = new UsageService(db, clock, logger, caps.rowLocks);
+    const usage = new UsageService(db, clock, logger, caps.rowLocks, caps.writableCtes);
     const allocations = use('allocations');
     // Each report the hub stores (once per report, whatever its resends) reaches the store.
     allocations.addReportListener((report) => {

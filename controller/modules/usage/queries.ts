@@ -5,7 +5,7 @@ import type { UsageHoursTable, UsageRoutersTable } from './tables.js';
 
 // Statements on many routers at once (a reconciliation pass, a batch of points) go in chunks the
 // drivers accept.
-const CHUNK = 500;
+export const CHUNK = 500;
 const chunks = <T>(xs: readonly T[]): T[][] =>
   Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
 
@@ -21,38 +21,63 @@ export async function saveRouter(db: Db, row: UsageRoutersTable): Promise<void> 
     .execute();
 }
 
+const upsertRouters = (db: Db, rows: readonly UsageRoutersTable[]) =>
+  db
+    .insertInto('usage_routers')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('allocation_id').doUpdateSet((eb) => ({
+        client_id: eb.ref('excluded.client_id'),
+        time_zone: eb.ref('excluded.time_zone'),
+        last_at: eb.ref('excluded.last_at'),
+        last_rx_bytes: eb.ref('excluded.last_rx_bytes'),
+        last_tx_bytes: eb.ref('excluded.last_tx_bytes'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    );
+
+const upsertHours = (db: Db, rows: readonly UsageHoursTable[]) =>
+  db
+    .insertInto('usage_hours')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['allocation_id', 'hour']).doUpdateSet((eb) => ({
+        bytes: sql`usage_hours.bytes + excluded.bytes`,
+        local_day: eb.ref('excluded.local_day'),
+      })),
+    );
+
 /** Saves many routers' rows in statements of CHUNK rows (one row per router). */
 export async function saveRouters(db: Db, rows: readonly UsageRoutersTable[]): Promise<void> {
-  for (const part of chunks(rows))
-    await db
-      .insertInto('usage_routers')
-      .values(part)
-      .onConflict((oc) =>
-        oc.column('allocation_id').doUpdateSet((eb) => ({
-          client_id: eb.ref('excluded.client_id'),
-          time_zone: eb.ref('excluded.time_zone'),
-          last_at: eb.ref('excluded.last_at'),
-          last_rx_bytes: eb.ref('excluded.last_rx_bytes'),
-          last_tx_bytes: eb.ref('excluded.last_tx_bytes'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute();
+  for (const part of chunks(rows)) await upsertRouters(db, part).execute();
 }
 
 /** Adds bytes to many hour buckets (one row per bucket) in statements of CHUNK rows. */
 export async function addHoursBytes(db: Db, rows: readonly UsageHoursTable[]): Promise<void> {
-  for (const part of chunks(rows))
-    await db
-      .insertInto('usage_hours')
-      .values(part)
-      .onConflict((oc) =>
-        oc.columns(['allocation_id', 'hour']).doUpdateSet((eb) => ({
-          bytes: sql`usage_hours.bytes + excluded.bytes`,
-          local_day: eb.ref('excluded.local_day'),
-        })),
-      )
-      .execute();
+  for (const part of chunks(rows)) await upsertHours(db, part).execute();
+}
+
+/**
+ * `saveRouters` and `addHoursBytes` of at most CHUNK rows each, and `bytesSinceMany` of the
+ * routers given, in one statement (`writableCtes`): the sums are read from the snapshot the
+ * statement started with, so they leave out the bytes it adds.
+ */
+export async function saveAndSumBefore(
+  db: Db,
+  routers: readonly UsageRoutersTable[],
+  hours: readonly UsageHoursTable[],
+  allocationIds: readonly string[],
+  hour: string,
+) {
+  return db
+    .with('saved_routers', () => upsertRouters(db, routers).returning('allocation_id'))
+    .with('saved_hours', () => upsertHours(db, hours).returning('allocation_id'))
+    .selectFrom('usage_hours')
+    .select(['allocation_id', 'client_id', (eb) => eb.fn.sum<number>('bytes').as('bytes')])
+    .where('allocation_id', 'in', allocationIds)
+    .where('hour', '>=', hour)
+    .groupBy(['allocation_id', 'client_id'])
+    .execute();
 }
 
 export async function dayTotals(db: Db, clientId: string, allocationId: string, from: string, to: string) {

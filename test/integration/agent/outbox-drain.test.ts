@@ -58,6 +58,36 @@ describe('agent outbox over the link', () => {
     expect(await Outbox.count(join(stateDir, 'outbox'))).to.equal(0);
   });
 
+  for (const [versions, frames] of [
+    [undefined, 'one report a frame'],
+    [[1, 2, 3], 'its window in one batch'],
+  ] as const)
+    it(`sends a backlog to a version ${versions ? 3 : 1} controller ${frames}`, async () => {
+      const hub = await new FakeHub(versions ? { versions: [...versions] } : {}).start();
+      const { port, keyPair } = hub;
+      const stateDir = await enrolledStateDir(hub);
+      const agents = hub.agents;
+      await hub.stop();
+      const offline = await startTestAgent({ hub, stateDir });
+      for (let i = 0; i < 30; i++) await offline.outbox.add('event', { n: i }, new Date());
+      await offline.stop();
+
+      const back = await new FakeHub({
+        keyPair,
+        port,
+        ...(versions ? { versions: [...versions] } : {}),
+      }).start();
+      afterTest(() => back.stop());
+      for (const [id, record] of agents) back.agents.set(id, record);
+      const agent = await startTestAgent({ hub: back, stateDir, link: { reportBatchSize: 20 } });
+      await waitUntil(() => agent.outbox.size === 0, 10_000, 'outbox drained');
+      const events = back.reportLog.filter((r) => r.kind === 'event').map((r) => (r.data as { n: number }).n);
+      expect(events).to.deep.equal([...Array(30).keys()]);
+      // The window (20) first; then, as acks come back, what the window allows again.
+      if (versions) expect(back.reportFrames[0]).to.equal(20);
+      else expect(back.reportFrames.every((n) => n === 1)).to.equal(true);
+    });
+
   it('re-sends unacknowledged reports after a reconnect; the hub stores each once', async () => {
     const hub = await new FakeHub().start();
     afterTest(() => hub.stop());

@@ -45,4 +45,44 @@ forEachDatabase('usage store', (database) => {
     const other = await t.account('client');
     expect(await usage.totals(other.id, 'router-lagos', t.clock.now())).to.deep.include({ octetsJour: null });
   });
+
+  it('answers with a batch the bytes since a bound of each router it grew, as read once it is written', async () => {
+    const { id: clientId } = await t.account('client');
+    const usage = t.controller.services.usage;
+    const reading = (allocationId: string, iso: string, total: number) => ({
+      clientId,
+      allocationId,
+      at: new Date(iso),
+      rxBytes: total,
+      txBytes: 0,
+    });
+    // Buckets before the batch: 10:00 (before the bound's hour) and 11:00 for router-a.
+    await usage.ingest(reading('router-a', '2026-11-22T10:50:00Z', 1000));
+    await usage.ingest(reading('router-a', '2026-11-22T10:58:00Z', 1100));
+    await usage.ingest(reading('router-a', '2026-11-22T11:05:00Z', 1300));
+    await usage.ingest(reading('router-b', '2026-11-22T11:05:00Z', 50));
+    const since = new Date('2026-11-22T11:10:00Z');
+    const { added, recent } = await t.db.db.transaction().execute((trx) =>
+      usage.ingestManyWithRecent(
+        trx,
+        [
+          reading('router-a', '2026-11-22T11:10:00Z', 1350),
+          reading('router-a', '2026-11-22T11:25:00Z', 1400),
+          reading('router-a', '2026-11-22T11:40:00Z', 1450),
+          reading('router-a', '2026-11-22T11:55:00Z', 1500),
+          // A new bucket, which no snapshot before the batch holds.
+          reading('router-a', '2026-11-22T12:05:00Z', 1600),
+          // An older reading of router-b and router-c's first: they add nothing, so no sum.
+          reading('router-b', '2026-11-22T11:00:00Z', 10),
+          reading('router-c', '2026-11-22T11:00:00Z', 10),
+        ],
+        since,
+      ),
+    );
+    expect(added).to.deep.equal([50, 50, 50, 50, 100, null, null]);
+    // router-a: the 11:00 bucket (200 + 4 × 50) and the 12:00 one (100), not the 10:00 one.
+    expect([...recent]).to.deep.equal([['router-a', 500]]);
+    const after = await usage.bytesSinceMany(new Map([['router-a', clientId]]), since);
+    expect(recent.get('router-a')).to.equal(after.get('router-a'));
+  });
 });

@@ -147,6 +147,40 @@ forEachDatabase('agent link, protocol version 2', (database) => {
     expect(await read(agent.allocationId!, queued.id)).to.deep.equal(JSON.parse(JSON.stringify(done)));
   });
 
+  it('records the reports of one batch together and acknowledges them in one report_ack', async () => {
+    const { agent, link } = await v2Agent();
+    const report = (n: number) => ({
+      id: crypto.randomUUID(),
+      kind: 'event' as const,
+      at: `2026-11-21T08:0${n}:00.000Z`,
+      data: { n },
+    });
+    const reports = [report(1), report(2), report(3)];
+    // The third twice (a resend in the same backlog): stored once, acknowledged with the others.
+    link.send('batch', {
+      messages: [...reports, reports[2]!].map((body) => ({ type: 'report', body })),
+    });
+    await eventually(
+      async () => link.frames.filter((f) => f.type === 'report_ack'),
+      (acks) => acks.length > 0,
+    );
+    link.send('ping', { t: 1 });
+    await eventually(
+      async () => link.frames.filter((f) => f.type === 'pong'),
+      (pongs) => pongs.length > 0,
+    );
+    const acks = link.frames.filter((f) => f.type === 'report_ack').map((f) => f.body);
+    expect(acks).to.deep.equal([{ ids: [...reports, reports[2]!].map((r) => r.id) }]);
+    const stored = await h.t.db.db
+      .selectFrom('agent_reports')
+      .select(['id', 'allocation_id'])
+      .where('allocation_id', '=', agent.allocationId!)
+      .where('kind', '=', 'event')
+      .orderBy('at')
+      .execute();
+    expect(stored.map((r) => r.id)).to.deep.equal(reports.map((r) => r.id));
+  });
+
   it('keeps an ack that came alone before its result', async () => {
     const { agent, link } = await v2Agent();
     const { commands } = h.t.controller.services;

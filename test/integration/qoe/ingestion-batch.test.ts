@@ -124,10 +124,10 @@ forEachDatabase('qoe ingestion in batches', (database) => {
     await qoe.telemetry(bad.bridgeToken, body(bad, '10:00:00', 1 * GB));
     // The usage store refuses any reading of `bad`'s router (a database fault on its row).
     const usage = t.t.controller.services.usage;
-    const ingestMany = usage.ingestMany.bind(usage);
-    sinon.stub(usage, 'ingestMany').callsFake(async (trx, points) => {
+    const ingestMany = usage.ingestManyWithRecent.bind(usage);
+    sinon.stub(usage, 'ingestManyWithRecent').callsFake(async (trx, points, since) => {
       if (points.some((p) => p.allocationId === bad.allocationId)) throw new Error('disk I/O error');
-      return ingestMany(trx, points);
+      return ingestMany(trx, points, since);
     });
     const before = qoe.ingestion.stats.batches;
     const results = await Promise.allSettled([
@@ -151,6 +151,56 @@ forEachDatabase('qoe ingestion in batches', (database) => {
     expect(await pointsOf(bad)).to.have.length(1);
     expect((await hoursOf(good)).map((h) => Number(h.bytes))).to.deep.equal([2 * GB]);
     expect(await hoursOf(bad)).to.deep.equal([]);
+  });
+
+  it("takes one router's batches in turn, and where transactions run side by side, another router's meanwhile", async () => {
+    const a = await t.qoeSite('QOE-TURN-A');
+    const b = await t.qoeSite('QOE-TURN-B');
+    await qoe.telemetry(a.bridgeToken, body(a, '10:00:00', 10 * GB));
+    await qoe.telemetry(b.bridgeToken, body(b, '10:00:00', 10 * GB));
+    // The first batch below is held inside its transaction until released.
+    const usage = t.t.controller.services.usage;
+    const ingestMany = usage.ingestManyWithRecent.bind(usage);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const held = new Promise<void>((resolve) => (entered = resolve));
+    const judged: string[] = [];
+    sinon.stub(usage, 'ingestManyWithRecent').callsFake(async (trx, points, since) => {
+      const name = (id: string) => (id === a.allocationId ? 'a' : 'b');
+      judged.push(
+        points.map((p) => `${name(p.allocationId)} ${p.at.toISOString().slice(11, 19)}`).join(', '),
+      );
+      if (judged.length === 1) {
+        entered();
+        await gate;
+      }
+      return ingestMany(trx, points, since);
+    });
+    const answered: string[] = [];
+    const first = qoe.telemetry(a.bridgeToken, body(a, '10:01:00', 12 * GB));
+    await held;
+    // A counter reset after 10:01: judged before 10:01 it would leave 10:01 older than the base.
+    const second = qoe
+      .telemetry(a.bridgeToken, body(a, '10:02:00', 1 * GB))
+      .then(() => void answered.push('a 10:02:00'));
+    // The batch of `second` forms in the next turn; `other` comes after it, in a batch of its own.
+    await new Promise((resolve) => setImmediate(resolve));
+    const other = qoe
+      .telemetry(b.bridgeToken, body(b, '10:01:00', 13 * GB))
+      .then(() => void answered.push('b 10:01:00'));
+    const sideBySide = t.t.db.caps.concurrentTransactions;
+    // Another router's batch does not wait for the one held; the same router's does.
+    if (sideBySide) await other;
+    expect(answered).to.deep.equal(sideBySide ? ['b 10:01:00'] : []);
+    release();
+    await Promise.all([first, second, other]);
+    expect(judged).to.deep.equal(
+      sideBySide ? ['a 10:01:00', 'b 10:01:00', 'a 10:02:00'] : ['a 10:01:00', 'a 10:02:00, b 10:01:00'],
+    );
+    expect((await hoursOf(a)).map((h) => Number(h.bytes))).to.deep.equal([2 * GB]);
+    expect(await routerOf(a)).to.deep.include({ last_at: at('10:02:00').replace('Z', '.000Z') });
+    expect((await hoursOf(b)).map((h) => Number(h.bytes))).to.deep.equal([3 * GB]);
   });
 
   it('counts each interval once when two controllers take the same points at once', async () => {
