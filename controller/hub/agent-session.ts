@@ -370,8 +370,8 @@ export class AgentSession {
       // Reports in a row (an agent sending its backlog) are recorded together and acknowledged in
       // one report_ack: the network-quality points among them are stored in one batch.
       let end = i + 1;
-      while (end < messages.length && messages[end]!.type === 'report') end++;
-      if (message.type === 'report' && end - i > 1) {
+      if (message.type === 'report') while (end < messages.length && messages[end]!.type === 'report') end++;
+      if (end - i > 1) {
         const reports = messages.slice(i, end).map((m) => m.body as MessageBody<'report'>);
         await this.host.allocations.recordReports(agent.allocationId, reports, agent.clientId);
         this.#send('report_ack', { ids: reports.map((r) => r.id) });

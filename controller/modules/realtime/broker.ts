@@ -24,7 +24,7 @@ import { ClientSession, pushFrame, type SessionDeps, type Subscription } from '.
 import { prebuildTextFrame, type PrebuiltFrame } from './prebuilt-frame.js';
 import { PresenceWriter } from './presence-writer.js';
 import { StoreQueue } from './store-queue.js';
-import { FANOUT_KEEP, NAMESPACES, namespaceOf, isReplyError } from './protocol.js';
+import { FANOUT_KEEP, NAMESPACES, namespaceOf, isReplyError, type Namespace } from './protocol.js';
 import * as q from './queries.js';
 
 export const REALTIME_PATH = '/realtime';
@@ -150,7 +150,7 @@ export class RealtimeBroker {
     let queue = this.#storeQueues.get(channel);
     if (!queue) {
       const created = new StoreQueue<string, number>(
-        (texts) => this.#store(channel, texts),
+        (texts) => this.#store(channel, ns, texts),
         STORE_BATCH,
         () => {
           if (this.#storeQueues.get(channel) === created) this.#storeQueues.delete(channel);
@@ -162,9 +162,7 @@ export class RealtimeBroker {
   }
 
   /** Stores publications with the channel's next offsets (in order) and announces them. */
-  async #store(channel: string, texts: string[]): Promise<number[]> {
-    const ns = namespaceOf(channel);
-    if (isReplyError(ns)) throw new Error(`cannot publish on ${channel}: ${ns.message}`);
+  async #store(channel: string, ns: Namespace, texts: string[]): Promise<number[]> {
     const db = this.deps.db;
     const now = iso(this.deps.clock.now());
     const announced = texts.map((text) => announcementAfterOffset(channel, text));

@@ -56,14 +56,26 @@ forEachDatabase('command queue group commit', (database) => {
         done: (value: string) => log.push(`done ${value}`),
       });
 
+      /** Asks `count` traced writes named `<name><i>` of `commits`, into `all`. */
+      const ask = (
+        commits: GroupCommit,
+        log: string[],
+        all: Promise<unknown>[],
+        name: string,
+        count: number,
+        options: { fresh?: boolean } = {},
+      ) => {
+        for (let i = 0; i < count; i++) {
+          const w = traced(log, `${name}${i}`);
+          all.push(commits.run(w.write, options).then(w.done));
+        }
+      };
+
       it('commits a burst in bounded groups: the first write is answered before the last one runs', async () => {
         const commits = new GroupCommit(sessions, logger, { maxWrites: 16 });
         const log: string[] = [];
         const all: Promise<unknown>[] = [];
-        for (let i = 0; i < 100; i++) {
-          const w = traced(log, `fresh${i}`);
-          all.push(commits.run(w.write, { fresh: true }).then(w.done));
-        }
+        ask(commits, log, all, 'fresh', 100, { fresh: true });
         await Promise.all(all);
         expect(log.indexOf('done fresh0')).to.be.lessThan(log.indexOf('run fresh99'));
         // No group took more than 16 writes: between two answers at most 16 writes ran.
@@ -82,14 +94,8 @@ forEachDatabase('command queue group commit', (database) => {
         const commits = new GroupCommit(sessions, logger, { maxWrites: 16 });
         const log: string[] = [];
         const all: Promise<unknown>[] = [];
-        for (let i = 0; i < 100; i++) {
-          const w = traced(log, `fresh${i}`);
-          all.push(commits.run(w.write, { fresh: true }).then(w.done));
-        }
-        for (let i = 0; i < 40; i++) {
-          const w = traced(log, `result${i}`);
-          all.push(commits.run(w.write).then(w.done));
-        }
+        ask(commits, log, all, 'fresh', 100, { fresh: true });
+        ask(commits, log, all, 'result', 40);
         await Promise.all(all);
         // Asked after a hundred new commands, the results are all stored before most of them.
         const lastResult = log.indexOf('done result39');
