@@ -10,6 +10,7 @@ import { newId } from '../../../controller/core/ids.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';
+import { freePortBlock } from '../../support/free-port.js';
 import { eventually } from '../hub/hub-fixture.js';
 import { STREAM_BYTES_FEATURE } from '../../../protocol/index.js';
 
@@ -106,7 +107,7 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
   let a: LiveSite;
   let b: LiveSite;
   const servers: Server[] = [];
-  const ports = 31000 + Math.floor(Math.random() * 2000) * 10;
+  let ports = 0;
   const api = (method: string, path: string, body?: unknown, token?: string) =>
     stack.t.request(method, `${BASE}${path}`, {
       token: token ?? stack.client.token,
@@ -135,6 +136,8 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
 
   before(async function () {
     this.timeout(60_000);
+    // the dst-nat ports the simulators will listen on, free on both routers' addresses
+    ports = await freePortBlock(10, ['127.0.0.1', '127.0.0.2']);
     stack = await startLiveStack(database, {
       config: {
         equipmentPorts: `${ports}-${ports + 9}`,

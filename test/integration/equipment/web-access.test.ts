@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { encodeSentence, SentenceDecoder, sentenceToStrings } from '../../routeros-sim/api-wire.js';
 import { SSH_BANNER } from '../../routeros-sim/ip-services.js';
 import { forEachDatabase } from '../../support/databases.js';
+import { freePortBlock } from '../../support/free-port.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { eventually } from '../hub/hub-fixture.js';
 
@@ -82,7 +83,7 @@ forEachDatabase('router web access through the agent link (RouterOS 7.19 and 6.4
   let stack: LiveStack;
   let a: LiveSite;
   let b: LiveSite;
-  const first = 30000 + Math.floor(Math.random() * 300) * 20;
+  let first = 0;
   // over a real socket: the source address and the host asked for are the client's own
   const grant = async (body: unknown = {}, token?: string) => {
     const res = await fetch(`${stack.baseUrl}${GRANT}`, {
@@ -96,6 +97,8 @@ forEachDatabase('router web access through the agent link (RouterOS 7.19 and 6.4
 
   before(async function () {
     this.timeout(60_000);
+    // the dst-nat ports the simulators will listen on, free on both routers' addresses
+    first = await freePortBlock(20, ['127.0.0.1', '127.0.0.2']);
     stack = await startLiveStack(database, {
       config: { webAccessPorts: `${first}-${first + 19}` },
       equipment: { webAccessIdleMs: IDLE_MS },
