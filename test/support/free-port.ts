@@ -37,7 +37,10 @@ function canListen(port: number, host: string): Promise<boolean> {
  * default, and any outgoing connection (a database client's, another test's) could take a port of a
  * block inside that range after it was probed. The random start keeps two runs on one machine apart.
  */
-export async function freePortBlock(count: number, hosts: readonly string[] = ['127.0.0.1']): Promise<number> {
+export async function freePortBlock(
+  count: number,
+  hosts: readonly string[] = ['127.0.0.1'],
+): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const first = 20_000 + Math.floor(Math.random() * Math.floor((12_000 - count) / count)) * count;
     let free = true;
