@@ -129,6 +129,8 @@ export class AgentSession {
   readonly #in = new SequenceGuard();
   /** Commands sent on this link and not yet answered: id → name (a result then needs no read). */
   #sent: Map<string, string> | undefined;
+  /** Commands already recorded as sent on this link, waiting behind a delivery to go out. */
+  #claimedWaiting: Set<string> | undefined;
   /** Frames received while one is being handled. */
   #backlog: RawData[] | undefined;
   #handling = false;
@@ -249,7 +251,14 @@ export class AgentSession {
       }
       return undefined;
     }
-    return this.#deliver(async () => [row], true);
+    // Claimed for this connection while a delivery (a fresh link's open commands) reads: that read
+    // may see the row too, and must leave it to this delivery rather than record a second send.
+    const waiting = (this.#claimedWaiting ??= new Set());
+    waiting.add(row.id);
+    return this.#deliver(async () => {
+      waiting.delete(row.id);
+      return [row];
+    }, true);
   }
 
   // Deliveries run one after another; each command goes out at most once per connection, and only
@@ -259,7 +268,9 @@ export class AgentSession {
   #deliver(read: () => Promise<AgentCommandsTable[]>, claimed: boolean): Promise<void> {
     const run = async () => {
       if (!this.isOpen) return;
-      let rows = (await read()).filter((row) => !this.#sent?.has(row.id));
+      let rows = (await read()).filter(
+        (row) => !this.#sent?.has(row.id) && !this.#claimedWaiting?.has(row.id),
+      );
       if (!claimed) {
         const sid = this.sid;
         const claims = await Promise.allSettled(

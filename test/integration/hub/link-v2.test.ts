@@ -2,6 +2,7 @@
 // may travel in one signed batch (one write records both), commands that go out together travel as
 // one batch, and a frame of another version than the session's is refused.
 import { expect } from 'chai';
+import sinon from 'sinon';
 import { WebSocket, type RawData } from 'ws';
 import {
   encodeEnvelope,
@@ -145,6 +146,44 @@ forEachDatabase('agent link, protocol version 2', (database) => {
     expect(done.sent_at).to.be.a('string');
     expect(done.acked_at).to.equal(done.finished_at);
     expect(await read(agent.allocationId!, queued.id)).to.deep.equal(JSON.parse(JSON.stringify(done)));
+  });
+
+  it('a command queued while a fresh link reads its open commands goes out once, recorded as sent once', async () => {
+    const agent = await h.enrolledAgent();
+    await agent.link!.close();
+    const { commands } = h.t.controller.services;
+    // the fresh link's read of its open commands waits until the command below is queued
+    let reading!: () => void;
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const openFor = commands.openFor.bind(commands);
+    let openRead: Promise<unknown> | undefined;
+    const stub = sinon.stub(commands, 'openFor').callsFake((allocationId: string) => {
+      reading();
+      const rows = gate.then(() => openFor(allocationId));
+      openRead = rows;
+      return rows;
+    });
+    try {
+      const link = new V2Link(h.agentUrl, agent);
+      await link.welcomed();
+      await started;
+      const queued = await commands.enqueue(h.client.id, agent.allocationId!, 'router.ping', {});
+      expect(queued).to.include({ state: 'SENT', attempts: 1 });
+      release();
+      // the read now sees the command, already recorded as sent on this link
+      await openRead;
+      await eventually(
+        async () => link.commands(),
+        (c) => c.length === 1,
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      expect(link.commands().map((c) => c.id)).to.deep.equal([queued.id]);
+      expect(await read(agent.allocationId!, queued.id)).to.include({ state: 'SENT', attempts: 1 });
+    } finally {
+      stub.restore();
+    }
   });
 
   it('records the reports of one batch together and acknowledges them in one report_ack', async () => {
