@@ -1,17 +1,26 @@
 // `npm run bench:relay`: the same device pages (2 KB and 1 MB) fetched directly from the device
 // and through `/api/v1/clients/topology/access/:deviceId` (controller → agent link → the router's
-// dst-nat forward → device), in the same run, at 1 and 16 requests in flight. The controller (SQLite
-// in memory), the RouterOS simulator, the real agent runtime and the device all run in this process
-// over loopback sockets, so the figures are the relay's own cost on this machine: requests/s,
-// p50/p99 latency, MB/s, and what the relay adds to the direct figures.
+// dst-nat forward → device), in the same run, at 1 and 16 requests in flight: requests/s, p50/p99
+// latency, MB/s, what the relay adds to the direct figures, and the CPU each piece spent per MB.
 //
-//   node --import tsx scripts/bench-relay.ts [--seconds 3]
-import { createServer, request, Agent, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// By default every piece runs in this process over loopback sockets (the controller on SQLite in
+// memory, the RouterOS simulator, the real agent runtime, the device and the HTTP client): the
+// figures are then the relay's whole cost on one thread. `--split` runs them as they are deployed,
+// each in its own process: the controller in this one, the site (simulator, agent, device) in
+// another, the client (the browser) in a third, and prints each one's CPU per MB.
+//
+//   node --import tsx scripts/bench-relay.ts [--seconds 3] [--split]
+import { fork, type ChildProcess } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { TEST_DATABASES } from '../test/support/databases.js';
-import { load as loadAverage, pct } from './bench-support.js';
+import { eventually } from '../test/integration/hub/hub-fixture.js';
+import { freePortBlock } from '../test/support/free-port.js';
 import { startLiveStack } from '../test/support/live-site.js';
+import { load as loadAverage, pct } from './bench-support.js';
+import { load, type Cell, type Run } from './bench-relay-load.js';
+import { DEVICE, startRelaySite } from './bench-relay-site.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -19,99 +28,126 @@ const { values: opt } = parseArgs({
     // for profiling one cell: --pages small --in-flight 1
     pages: { type: 'string', default: 'small,large' },
     'in-flight': { type: 'string', default: '1,16' },
+    split: { type: 'boolean', default: false },
+    // with --split: a CPU profile of the site's and the client's processes, written to this directory
+    'cpu-prof': { type: 'string' },
   },
 });
 const SECONDS = Number(opt.seconds);
 const PAGES = opt.pages.split(',') as ('small' | 'large')[];
 const IN_FLIGHT = opt['in-flight'].split(',').map(Number);
-
-const SMALL = Buffer.alloc(2 * 1024, 'a');
-// 1 MB of bytes that do not compress to nothing (the link compresses what it can)
-const LARGE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 9)) & 0xff));
-
-async function device(): Promise<{ server: Server; port: number }> {
-  const server = createServer((req, res) => {
-    const body = req.url === '/large' ? LARGE : SMALL;
-    res.setHeader('content-type', 'application/octet-stream');
-    res.setHeader('content-length', String(body.length));
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as AddressInfo).port };
-}
-
-interface Run {
-  requests: number;
-  bytes: number;
-  latencies: number[];
-  seconds: number;
-}
-
-function get(port: number, path: string, agent: Agent, token?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        agent,
-        ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
-      },
-      (res) => {
-        let n = 0;
-        res.on('data', (c: Buffer) => (n += c.length));
-        res.on('end', () =>
-          res.statusCode === 200 ? resolve(n) : reject(new Error(`HTTP ${res.statusCode}`)),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function load(port: number, path: string, inFlight: number, token?: string): Promise<Run> {
-  const agent = new Agent({ keepAlive: true, maxSockets: inFlight });
-  const run: Run = { requests: 0, bytes: 0, latencies: [], seconds: 0 };
-  const start = performance.now();
-  const until = start + SECONDS * 1000;
-  await Promise.all(
-    Array.from({ length: inFlight }, async () => {
-      while (performance.now() < until) {
-        const t0 = performance.now();
-        // awaited first: `run.bytes += await …` would add to the total read before the wait
-        const bytes = await get(port, path, agent, token);
-        run.bytes += bytes;
-        run.latencies.push(performance.now() - t0);
-        run.requests++;
-      }
-    }),
-  );
-  run.seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return run;
-}
+const SERIAL = '48A98A0BE4C1';
+const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
+const micros = (c: NodeJS.CpuUsage) => c.user + c.system;
+
+/** The next message of `child` carrying `key`. */
+function reply<T>(child: ChildProcess, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) =>
+      reject(new Error(`a bench process exited (${code}) before ${key}`));
+    const on = (m: Record<string, unknown>) => {
+      if (!(key in m)) return;
+      child.off('message', on);
+      child.off('exit', exited);
+      resolve(m[key] as T);
+    };
+    child.on('message', on);
+    child.once('exit', exited);
+  });
+}
+
+const forkTs = (file: string, args: string[]) =>
+  fork(join(HERE, file), args, {
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(opt['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opt['cpu-prof'])] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+/** Where the site and the client run, and how their CPU is read. */
+interface Pieces {
+  devicePort: number;
+  load(cell: Cell): Promise<Run>;
+  /** CPU of the site's process so far (µs); this process's when the site runs here. */
+  siteCpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function inThisProcess(controllerUrl: string, enrolCode: string): Promise<Pieces> {
+  const site = await startRelaySite({ controllerUrl, enrolCode, serial: SERIAL });
+  return { devicePort: site.devicePort, load, siteCpu: async () => 0, stop: () => site.stop() };
+}
+
+async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promise<Pieces> {
+  const site = forkTs('bench-relay-site.ts', [
+    '--controller',
+    controllerUrl,
+    '--code',
+    enrolCode,
+    '--serial',
+    SERIAL,
+  ]);
+  const client = forkTs('bench-relay-load.ts', ['--child']);
+  const [{ devicePort }] = await Promise.all([
+    reply<{ devicePort: number }>(site, 'ready'),
+    reply<true>(client, 'ready'),
+  ]);
+  return {
+    devicePort,
+    load(cell) {
+      client.send({ cell });
+      return reply<Run>(client, 'run');
+    },
+    async siteCpu() {
+      site.send({ cpu: true });
+      return micros(await reply<NodeJS.CpuUsage>(site, 'cpu'));
+    },
+    async stop() {
+      // both leave on their own (a CPU profile is written at a process's exit)
+      const exits = [client, site].map((c) => new Promise((r) => c.once('exit', r)));
+      client.disconnect();
+      site.send({ stop: true });
+      await Promise.all(exits);
+    },
+  };
+}
 
 async function main(): Promise<void> {
-  const stack = await startLiveStack(TEST_DATABASES[0]!, { config: { equipmentPorts: '38000-38009' } });
-  const dev = await device();
+  const oneProcess = !opt.split;
+  const ports = await freePortBlock(10);
+  const stack = await startLiveStack(TEST_DATABASES[0]!, {
+    config: { equipmentPorts: `${ports}-${ports + 9}` },
+  });
+  const created = await stack.t.request('POST', '/api/v1/clients/allocations', {
+    token: stack.client.token,
+    body: {},
+  });
+  const { allocation, enrolment } = created.body.data as {
+    allocation: { id: string };
+    enrolment: { code: string };
+  };
+  const pieces = await (oneProcess ? inThisProcess : inTheirProcesses)(stack.baseUrl, enrolment.code);
   try {
-    // restarted once enrolled, as `ticketnet-agent run` after `enrol`: its hello names its features
-    const site = await stack.addSite({ serial: '48A98A0BE4C1', version: '7.19', hello: true });
-    site.sim.lan.addDevice({ address: '192.168.50.20', mac: '24:A4:3C:10:00:20', ports: { 80: dev.port } });
+    // the agent's second link (after its restart) is up and its hello's features are in effect
+    await eventually(
+      async () => stack.t.controller.services.hub.featuresOf(allocation.id) ?? [],
+      (features) => features.length > 0,
+      30_000,
+    );
     const created = await stack.t.request('POST', '/api/v1/clients/topology/devices', {
       token: stack.client.token,
       body: {
-        router_serial: '48A98A0BE4C1',
+        router_serial: SERIAL,
         name: 'bench',
         device_type: 'AP',
-        lan_ip: '192.168.50.20',
+        lan_ip: DEVICE.address,
         service_protocol: 'http',
-        service_port: 80,
-        mac_address: '24:A4:3C:10:00:20',
+        service_port: DEVICE.servicePort,
+        mac_address: DEVICE.mac,
       },
     });
     if (created.body.data?.status !== 'ACTIVE')
@@ -120,44 +156,56 @@ async function main(): Promise<void> {
     const controllerPort = Number(new URL(stack.baseUrl).port);
     const relayPath = (page: string) => `/api/v1/clients/topology/access/${id}/${page}`;
 
-    const features = stack.t.controller.services.hub.featuresOf(site.allocationId) ?? [];
+    const features = stack.t.controller.services.hub.featuresOf(allocation.id) ?? [];
     console.log(
-      `bench:relay — ${SECONDS} s per cell; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
+      `bench:relay — ${SECONDS} s per cell; ${oneProcess ? 'every piece in one process' : 'controller, site (router, agent, device) and client in three processes'}; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
     for (const page of PAGES) {
       for (const inFlight of IN_FLIGHT) {
-        const directCpu0 = process.cpuUsage();
-        const direct = await load(dev.port, `/${page}`, inFlight);
-        const directCpu = process.cpuUsage(directCpu0);
-        const cpu0 = process.cpuUsage();
-        const relayed = await load(controllerPort, relayPath(page), inFlight, stack.client.token);
-        const cpu = process.cpuUsage(cpu0);
+        const cell = { seconds: SECONDS, inFlight };
+        // CPU of every piece for each path: the client's (its own count), the site's, the controller's
+        const measure = async (port: number, path: string, token?: string) => {
+          const site0 = await pieces.siteCpu();
+          const here0 = process.cpuUsage();
+          const run = await pieces.load({ ...cell, port, path, ...(token ? { token } : {}) });
+          const here = micros(process.cpuUsage(here0));
+          const site = (await pieces.siteCpu()) - site0;
+          return oneProcess
+            ? { run, all: here, controller: 0, site: 0, client: 0 }
+            : { run, all: here + site + micros(run.cpu), controller: here, site, client: micros(run.cpu) };
+        };
+        const direct = await measure(pieces.devicePort, `/${page}`);
+        const relayed = await measure(controllerPort, relayPath(page), stack.client.token);
         for (const [name, r] of [
-          ['direct', direct],
-          ['relay', relayed],
+          ['direct', direct.run],
+          ['relay', relayed.run],
         ] as const) {
           console.log(
             `${page.padEnd(6)} ${String(inFlight).padStart(9)}  ${name.padEnd(6)} ${fmt(r.requests / r.seconds, 0).padStart(7)} ${fmt(pct(r.latencies, 50)).padStart(9)} ${fmt(pct(r.latencies, 99)).padStart(8)} ${fmt(r.bytes / r.seconds / 1e6).padStart(7)}`,
           );
         }
-        const added50 = pct(relayed.latencies, 50) - pct(direct.latencies, 50);
-        const added99 = pct(relayed.latencies, 99) - pct(direct.latencies, 99);
-        const ratio = relayed.bytes / relayed.seconds / (direct.bytes / direct.seconds);
-        // CPU per relayed request and per MB (every piece runs in this process, the client too):
-        // steadier than latency under load; the direct path's own CPU per MB is the floor
-        const cpuMs = (cpu.user + cpu.system) / 1000 / relayed.requests;
-        const perMb = (c: NodeJS.CpuUsage, r: Run) => (c.user + c.system) / 1000 / (r.bytes / 1e6);
+        const added50 = pct(relayed.run.latencies, 50) - pct(direct.run.latencies, 50);
+        const added99 = pct(relayed.run.latencies, 99) - pct(direct.run.latencies, 99);
+        const rate = (r: Run) => r.bytes / r.seconds;
+        const ratio = rate(relayed.run) / rate(direct.run);
+        // CPU per relayed request and per MB, every piece counted (steadier than latency under load);
+        // the direct path's own CPU per MB is the floor
+        const cpuMs = relayed.all / 1000 / relayed.run.requests;
+        const perMb = (us: number, r: Run) => us / 1000 / (r.bytes / 1e6);
         console.log(
           `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}; relay CPU ${fmt(cpuMs)} ms/request; load ${loadAverage()}`,
         );
+        const pieceMb = oneProcess
+          ? ''
+          : ` [controller ${fmt(perMb(relayed.controller, relayed.run))}, site ${fmt(perMb(relayed.site, relayed.run))}, client ${fmt(perMb(relayed.client, relayed.run))}]`;
         console.log(
-          `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(directCpu, direct))} ms, relay ${fmt(perMb(cpu, relayed))} ms (${fmt(perMb(cpu, relayed) / perMb(directCpu, direct), 1)}x)`,
+          `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(direct.all, direct.run))} ms, relay ${fmt(perMb(relayed.all, relayed.run))} ms (${fmt(perMb(relayed.all, relayed.run) / perMb(direct.all, direct.run), 1)}x)${pieceMb}`,
         );
       }
     }
   } finally {
-    dev.server.close();
+    await pieces.stop();
     await stack.close();
   }
 }

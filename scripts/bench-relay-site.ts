@@ -1,0 +1,104 @@
+// The site of `bench:relay`: a RouterOS simulator with the benchmark's device behind its dst-nat and
+// the real agent runtime enrolled with the code it is given, restarted once enrolled so its hello
+// names its link features (as `ticketnet-agent run` after `enrol`). Imported by the bench to run in
+// its own process, or forked (`--controller <url> --code <enrol code> --serial <serial>`): a site's
+// CPU is then its own, as a router's and a LAN device's are, and the process answers `{ready}` and
+// then `{cpu}` on request over IPC.
+import { access, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { RouterSim } from '../test/routeros-sim/router-sim.js';
+import { startLoopbackAgent } from '../test/support/loopback-agent.js';
+
+export const SITE_PASSWORD = 'bench-pass';
+/** The device on the router's LAN. */
+export const DEVICE = { address: '192.168.50.20', mac: '24:A4:3C:10:00:20', servicePort: 80 };
+
+/** The small page: 2 KB. */
+export const SMALL = Buffer.alloc(2 * 1024, 'a');
+/** The large page: 1 MB of bytes that do not compress to nothing (the link compresses what it can). */
+export const LARGE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 9)) & 0xff));
+
+async function device(): Promise<{ server: Server; port: number }> {
+  const server = createServer((req, res) => {
+    const body = req.url === '/large' ? LARGE : SMALL;
+    res.setHeader('content-type', 'application/octet-stream');
+    res.setHeader('content-length', String(body.length));
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+export interface RelaySite {
+  /** The device's own port (the direct path). */
+  devicePort: number;
+  stop(): Promise<void>;
+}
+
+export async function startRelaySite(o: {
+  controllerUrl: string;
+  enrolCode: string;
+  serial: string;
+}): Promise<RelaySite> {
+  const dev = await device();
+  const sim = new RouterSim({ serial: o.serial, version: '7.19', password: SITE_PASSWORD });
+  await sim.start();
+  sim.lan.addDevice({ address: DEVICE.address, mac: DEVICE.mac, ports: { [DEVICE.servicePort]: dev.port } });
+  const stateDir = await mkdtemp(join(tmpdir(), 'tn-bench-relay-'));
+  const start = () =>
+    startLoopbackAgent({
+      stateDir,
+      controllerUrl: o.controllerUrl,
+      enrolCode: o.enrolCode,
+      router: { port: sim.port, password: SITE_PASSWORD },
+    });
+  let agent = await start();
+  // the identity is written once the welcome is in: a restart before would enrol again
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const saved = await access(join(stateDir, 'identity.json')).then(
+      () => true,
+      () => false,
+    );
+    if (saved) break;
+    if (Date.now() > deadline) throw new Error('the agent did not enrol within 30 s');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await agent.stop();
+  agent = await start();
+  return {
+    devicePort: dev.port,
+    async stop() {
+      await agent.stop();
+      await sim.stop();
+      dev.server.close();
+      await rm(stateDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Forked by the bench: the site in a process of its own.
+if (process.send && process.argv.includes('--controller')) {
+  const { values } = parseArgs({
+    options: {
+      controller: { type: 'string' },
+      code: { type: 'string' },
+      serial: { type: 'string' },
+    },
+  });
+  const site = await startRelaySite({
+    controllerUrl: values.controller!,
+    enrolCode: values.code!,
+    serial: values.serial!,
+  });
+  process.send({ ready: { devicePort: site.devicePort } });
+  process.on('message', (m: { cpu?: true; stop?: true }) => {
+    if (m.cpu) process.send!({ cpu: process.cpuUsage() });
+    if (m.stop) void site.stop().finally(() => process.exit(0));
+  });
+  process.on('disconnect', () => process.exit(0));
+}
