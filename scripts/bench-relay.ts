@@ -72,7 +72,7 @@ const forkTs = (file: string, args: string[]) =>
 interface Pieces {
   devicePort: number;
   load(cell: Cell): Promise<Run>;
-  /** CPU of the site's process so far (µs); this process's when the site runs here. */
+  /** CPU of the site's process so far (µs); 0 when the site runs in this process (counted there). */
   siteCpu(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -122,11 +122,11 @@ async function main(): Promise<void> {
   const stack = await startLiveStack(TEST_DATABASES[0]!, {
     config: { equipmentPorts: `${ports}-${ports + 9}` },
   });
-  const created = await stack.t.request('POST', '/api/v1/clients/allocations', {
+  const allocated = await stack.t.request('POST', '/api/v1/clients/allocations', {
     token: stack.client.token,
     body: {},
   });
-  const { allocation, enrolment } = created.body.data as {
+  const { allocation, enrolment } = allocated.body.data as {
     allocation: { id: string };
     enrolment: { code: string };
   };
