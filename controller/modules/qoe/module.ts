@@ -4,6 +4,7 @@ import { qoeDailyReportJob, qoeKickReconcileJob, qoeUsageAlertsJob } from './job
 import * as m0070 from './migrations/0070-qoe.js';
 import * as m0071 from './migrations/0071-qoe-reports.js';
 import * as m0072 from './migrations/0072-qoe-actions.js';
+import * as m0073 from './migrations/0073-qoe-points-one-key.js';
 import { qoeRoutes } from './routes.js';
 import { CONCURRENT_BATCHES } from './point-ingestion.js';
 import { QoeService } from './service.js';
@@ -11,7 +12,12 @@ import { QoeService } from './service.js';
 export const qoeModule = defineModule({
   name: 'qoe',
   tables: ['qoe_bridge_tokens', 'qoe_points', 'qoe_alerts', 'qoe_reports', 'qoe_actions'],
-  migrations: { '0070-qoe': m0070, '0071-qoe-reports': m0071, '0072-qoe-actions': m0072 },
+  migrations: {
+    '0070-qoe': m0070,
+    '0071-qoe-reports': m0071,
+    '0072-qoe-actions': m0072,
+    '0073-qoe-points-one-key': m0073,
+  },
   provides: ['qoe'],
   build: ({ db, caps, clock, logger, use }) => {
     const radius = use('radius');

@@ -1,0 +1,83 @@
+// A NAS's stored points are found through their one (nas_id, observed_at) key: every read names the
+// NAS, so no second index is written for each stored point; migration 0073 drops the old one and
+// puts it back going down.
+import { expect } from 'chai';
+import { sql, type CompiledQuery } from 'kysely';
+import sinon from 'sinon';
+import type { Db } from '../../../controller/db/database.js';
+import { migrateDatabase } from '../../../controller/modules/build-modules.js';
+import * as m0073 from '../../../controller/modules/qoe/migrations/0073-qoe-points-one-key.js';
+import { latestPoint, minRtt, pointsBetween } from '../../../controller/modules/qoe/queries.js';
+import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
+
+const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
+const NAS = '01a1fdce-a0ed-7369-9e0b-000000000001';
+const FROM = '2026-11-22T00:00:00.000Z';
+const TO = '2026-11-22T23:59:59.999Z';
+
+forEachDatabase('qoe points: one key', (database) => {
+  let handle: TestDbHandle;
+  before(async () => {
+    handle = await database.open();
+    await migrateDatabase(handle);
+  });
+  after(() => handle.close());
+
+  const indexes = async (): Promise<string[]> => {
+    const { rows } = handle.caps.namedSchemas
+      ? await sql<{ name: string }>`select indexname as name from pg_indexes
+          where tablename = 'qoe_points' and schemaname = current_schema()`.execute(handle.db)
+      : await sql<{ name: string }>`select name from sqlite_master
+          where type = 'index' and tbl_name = 'qoe_points'`.execute(handle.db);
+    return rows.map((r) => r.name).sort();
+  };
+
+  /** The plan lines of every statement `run` sends, each explained with its own parameters. */
+  async function plansOf(run: (db: Db) => Promise<unknown>): Promise<string[]> {
+    const spy = sinon.spy(handle.db.getExecutor(), 'executeQuery');
+    let sent: CompiledQuery[];
+    try {
+      await run(handle.db);
+      sent = spy.getCalls().map((c) => c.args[0] as CompiledQuery);
+    } finally {
+      spy.restore();
+    }
+    const { explainPrefix, planLineColumn } = handle.caps;
+    const plans: string[] = [];
+    for (const q of sent) {
+      const { rows } = await handle.db.executeQuery<Record<string, string>>({
+        ...q,
+        sql: `${explainPrefix} ${q.sql}`,
+      });
+      plans.push(...rows.map((r) => r[planLineColumn]!));
+    }
+    return plans;
+  }
+
+  const reads: { name: string; run: (db: Db) => Promise<unknown> }[] = [
+    { name: 'the latest point', run: (db) => latestPoint(db, CLIENT, NAS) },
+    { name: 'the lowest RTT of a period', run: (db) => minRtt(db, CLIENT, NAS, FROM, TO) },
+    { name: 'the points of a period', run: (db) => pointsBetween(db, CLIENT, NAS, FROM, TO) },
+  ];
+  for (const read of reads)
+    it(`${read.name}: searched by NAS through the key, never scanned`, async () => {
+      const plans = await plansOf(read.run);
+      const text = plans.join('\n');
+      if (handle.caps.planShowsSearchKeys) {
+        const lines = plans.filter((p) => /\bqoe_points\b/.test(p));
+        expect(lines, text).to.not.be.empty;
+        for (const p of lines) expect(p, text).to.match(/^SEARCH qoe_points USING INDEX \S+ \(nas_id=\?/);
+      } else {
+        expect(text).to.include('qoe_points_nas_observed');
+        expect(text).to.not.match(/Seq Scan/);
+      }
+    });
+
+  it('migration 0073 drops the second index, puts it back going down, and drops it again', async () => {
+    expect(await indexes()).to.not.include('qoe_points_client_nas');
+    await m0073.down(handle.db as never);
+    expect(await indexes()).to.include('qoe_points_client_nas');
+    await m0073.up(handle.db as never);
+    expect(await indexes()).to.not.include('qoe_points_client_nas');
+  });
+});
