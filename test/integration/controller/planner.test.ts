@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sinon from 'sinon';
-import { sql, type CompiledQuery } from 'kysely';
+import { sql } from 'kysely';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
+import { plansOf as plansOfStatements } from '../../support/query-plans.js';
 import { openDatabase, type DatabaseHandle, type Db } from '../../../controller/db/database.js';
 import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import { assumedIndexStat } from '../../../controller/db/planner-statistics.js';
@@ -103,28 +103,7 @@ forEachDatabase('ticket statements by code, before any ANALYZE', (database) => {
   });
   after(() => handle.close());
 
-  /** The plan of every statement `run` sends, each explained with its own parameters. */
-  async function plansOf(run: (db: Db) => Promise<unknown>): Promise<string[]> {
-    const executor = db.getExecutor();
-    const spy = sinon.spy(executor, 'executeQuery');
-    let sent: CompiledQuery[];
-    try {
-      await run(db);
-      sent = spy.getCalls().map((c) => c.args[0] as CompiledQuery);
-    } finally {
-      spy.restore();
-    }
-    const { explainPrefix, planLineColumn } = handle.caps;
-    const plans: string[] = [];
-    for (const q of sent) {
-      const { rows } = await db.executeQuery<Record<string, string>>({
-        ...q,
-        sql: `${explainPrefix} ${q.sql}`,
-      });
-      plans.push(...rows.map((r) => r[planLineColumn]!));
-    }
-    return plans;
-  }
+  const plansOf = (run: (db: Db) => Promise<unknown>) => plansOfStatements(handle, run);
 
   /** The plan reads radius_tickets through its (client_id, code) key, never through a list index. */
   function expectByCode(plans: string[]): void {

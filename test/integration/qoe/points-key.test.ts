@@ -2,13 +2,13 @@
 // NAS, so no second index is written for each stored point; migration 0073 drops the old one and
 // puts it back going down.
 import { expect } from 'chai';
-import { sql, type CompiledQuery } from 'kysely';
-import sinon from 'sinon';
+import { sql } from 'kysely';
 import type { Db } from '../../../controller/db/database.js';
 import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import * as m0073 from '../../../controller/modules/qoe/migrations/0073-qoe-points-one-key.js';
 import { latestPoint, minRtt, pointsBetween } from '../../../controller/modules/qoe/queries.js';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
+import { plansOf } from '../../support/query-plans.js';
 
 const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
 const NAS = '01a1fdce-a0ed-7369-9e0b-000000000001';
@@ -32,28 +32,6 @@ forEachDatabase('qoe points: one key', (database) => {
     return rows.map((r) => r.name).sort();
   };
 
-  /** The plan lines of every statement `run` sends, each explained with its own parameters. */
-  async function plansOf(run: (db: Db) => Promise<unknown>): Promise<string[]> {
-    const spy = sinon.spy(handle.db.getExecutor(), 'executeQuery');
-    let sent: CompiledQuery[];
-    try {
-      await run(handle.db);
-      sent = spy.getCalls().map((c) => c.args[0] as CompiledQuery);
-    } finally {
-      spy.restore();
-    }
-    const { explainPrefix, planLineColumn } = handle.caps;
-    const plans: string[] = [];
-    for (const q of sent) {
-      const { rows } = await handle.db.executeQuery<Record<string, string>>({
-        ...q,
-        sql: `${explainPrefix} ${q.sql}`,
-      });
-      plans.push(...rows.map((r) => r[planLineColumn]!));
-    }
-    return plans;
-  }
-
   const reads: { name: string; run: (db: Db) => Promise<unknown> }[] = [
     { name: 'the latest point', run: (db) => latestPoint(db, CLIENT, NAS) },
     { name: 'the lowest RTT of a period', run: (db) => minRtt(db, CLIENT, NAS, FROM, TO) },
@@ -61,7 +39,7 @@ forEachDatabase('qoe points: one key', (database) => {
   ];
   for (const read of reads)
     it(`${read.name}: searched by NAS through the key, never scanned`, async () => {
-      const plans = await plansOf(read.run);
+      const plans = await plansOf(handle, read.run);
       const text = plans.join('\n');
       if (handle.caps.planShowsSearchKeys) {
         const lines = plans.filter((p) => /\bqoe_points\b/.test(p));
