@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { processCpuSeconds } from './bench-process-cpu.js';
 import { startNchan } from './bench-realtime-nchan.js';
-import { load } from './bench-support.js';
+import { childReply, load } from './bench-support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const { values: opt } = parseArgs({
@@ -77,18 +77,6 @@ setTimeout(
 ).unref();
 
 const now = () => performance.timeOrigin + performance.now();
-const once = <T>(c: ChildProcess, key: string): Promise<T> =>
-  new Promise((res, rej) => {
-    const on = (m: Record<string, unknown>) => {
-      if (key in m) {
-        c.off('message', on);
-        res(m[key] as T);
-      }
-    };
-    c.on('message', on);
-    c.once('exit', (code) => rej(new Error(`process exited (${code}) before ${key}`)));
-  });
-
 function server(kind: string, extra: string[] = []) {
   const c = track(
     fork(
@@ -104,7 +92,7 @@ function server(kind: string, extra: string[] = []) {
       },
     ),
   );
-  return { c, ready: once<{ port: number; token?: string }>(c, 'ready') };
+  return { c, ready: childReply<{ port: number; token?: string }>(c, 'ready') };
 }
 const ipcPublish = (c: ChildProcess) => (data: unknown) => void c.send({ publish: data });
 
@@ -245,7 +233,7 @@ const opened = performance.now();
 const ready = await Promise.all(
   clients.map((c, i) => {
     const count = share(N, PROCS, i);
-    const r = once<{ opened: number[]; failed: number[]; seconds: number[] }>(c, 'ready');
+    const r = childReply<{ opened: number[]; failed: number[]; seconds: number[] }>(c, 'ready');
     c.send({
       split: SINGLE,
       open: targets.map((t) => ({
@@ -300,7 +288,7 @@ targets.forEach((t, i) => cpu[i]!.push(processCpuSeconds(t.pids)));
 const loadAfter = load();
 const reports = await Promise.all(
   clients.map((c) => {
-    const r = once<Report[]>(c, 'report');
+    const r = childReply<Report[]>(c, 'report');
     c.send({ report: true });
     return r;
   }),

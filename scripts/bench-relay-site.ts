@@ -11,20 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RouterSim } from '../test/routeros-sim/router-sim.js';
+import { eventually } from '../test/integration/hub/hub-fixture.js';
 import { startLoopbackAgent } from '../test/support/loopback-agent.js';
 
-export const SITE_PASSWORD = 'bench-pass';
+const SITE_PASSWORD = 'bench-pass';
 /** The device on the router's LAN. */
 export const DEVICE = { address: '192.168.50.20', mac: '24:A4:3C:10:00:20', servicePort: 80 };
 
-/** The small page: 2 KB. */
-export const SMALL = Buffer.alloc(2 * 1024, 'a');
-/** The large page: 1 MB of bytes that do not compress to nothing (the link compresses what it can). */
-export const LARGE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 9)) & 0xff));
-
+/** The device: `/large` 1 MB of bytes that do not compress to nothing (the link compresses what it can), else 2 KB. */
 async function device(): Promise<{ server: Server; port: number }> {
+  const small = Buffer.alloc(2 * 1024, 'a');
+  const large = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 9)) & 0xff));
   const server = createServer((req, res) => {
-    const body = req.url === '/large' ? LARGE : SMALL;
+    const body = req.url === '/large' ? large : small;
     res.setHeader('content-type', 'application/octet-stream');
     res.setHeader('content-length', String(body.length));
     res.end(body);
@@ -58,16 +57,15 @@ export async function startRelaySite(o: {
     });
   let agent = await start();
   // the identity is written once the welcome is in: a restart before would enrol again
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const saved = await access(join(stateDir, 'identity.json')).then(
-      () => true,
-      () => false,
-    );
-    if (saved) break;
-    if (Date.now() > deadline) throw new Error('the agent did not enrol within 30 s');
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await eventually(
+    () =>
+      access(join(stateDir, 'identity.json')).then(
+        () => true,
+        () => false,
+      ),
+    (saved) => saved,
+    30_000,
+  );
   await agent.stop();
   agent = await start();
   return {

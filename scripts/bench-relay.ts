@@ -10,7 +10,7 @@
 // another, the client (the browser) in a third, and prints each one's CPU per MB.
 //
 //   node --import tsx scripts/bench-relay.ts [--seconds 3] [--split]
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,7 @@ import { TEST_DATABASES } from '../test/support/databases.js';
 import { eventually } from '../test/integration/hub/hub-fixture.js';
 import { freePortBlock } from '../test/support/free-port.js';
 import { startLiveStack } from '../test/support/live-site.js';
-import { load as loadAverage, pct } from './bench-support.js';
+import { childReply, load as loadAverage, pct } from './bench-support.js';
 import { load, type Cell, type Run } from './bench-relay-load.js';
 import { DEVICE, startRelaySite } from './bench-relay-site.js';
 
@@ -41,22 +41,6 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
 const micros = (c: NodeJS.CpuUsage) => c.user + c.system;
-
-/** The next message of `child` carrying `key`. */
-function reply<T>(child: ChildProcess, key: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const exited = (code: number | null) =>
-      reject(new Error(`a bench process exited (${code}) before ${key}`));
-    const on = (m: Record<string, unknown>) => {
-      if (!(key in m)) return;
-      child.off('message', on);
-      child.off('exit', exited);
-      resolve(m[key] as T);
-    };
-    child.on('message', on);
-    child.once('exit', exited);
-  });
-}
 
 const forkTs = (file: string, args: string[]) =>
   fork(join(HERE, file), args, {
@@ -93,18 +77,18 @@ async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promi
   ]);
   const client = forkTs('bench-relay-load.ts', ['--child']);
   const [{ devicePort }] = await Promise.all([
-    reply<{ devicePort: number }>(site, 'ready'),
-    reply<true>(client, 'ready'),
+    childReply<{ devicePort: number }>(site, 'ready'),
+    childReply<true>(client, 'ready'),
   ]);
   return {
     devicePort,
     load(cell) {
       client.send({ cell });
-      return reply<Run>(client, 'run');
+      return childReply<Run>(client, 'run');
     },
     async siteCpu() {
       site.send({ cpu: true });
-      return micros(await reply<NodeJS.CpuUsage>(site, 'cpu'));
+      return micros(await childReply<NodeJS.CpuUsage>(site, 'cpu'));
     },
     async stop() {
       // both leave on their own (a CPU profile is written at a process's exit)

@@ -1,5 +1,6 @@
 // Small helpers the database benches share: percentiles, timing, the load average printed beside
 // the figures, whether the PostgreSQL server is there at all, and one run per database.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,6 +16,22 @@ export const pct = (xs: number[], p: number): number => {
 
 /** Milliseconds since `t0` (`process.hrtime.bigint()`). */
 export const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
+
+/** The next IPC message of `child` carrying `key` (its value); refused if the child exits first. */
+export function childReply<T>(child: ChildProcess, key: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const exited = (code: number | null) =>
+      reject(new Error(`a bench process exited (${code}) before ${key}`));
+    const on = (m: Record<string, unknown>) => {
+      if (!(key in m)) return;
+      child.off('message', on);
+      child.off('exit', exited);
+      resolve(m[key] as T);
+    };
+    child.on('message', on);
+    child.once('exit', exited);
+  });
+}
 
 /** Figures move with what else the machine runs: the load average is printed with them. */
 export const load = (): string =>
