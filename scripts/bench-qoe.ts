@@ -11,20 +11,22 @@
 //   1b. pings over the same links (ping → pong, nothing stored): the link's own cost per message;
 //   2. HTTP: POST /qoe/telemetry with each router's bridge token, the same two figures;
 //   2b. the same POST without its token (refused before any read or write): what the HTTP stack
-//      and this process's client allow, beside which the HTTP figure is read;
+//      and the generator's client allow, beside which the HTTP figure is read;
 //   2c. the ingestion alone: the service the route calls, called in this process with the same
 //      tokens and points (no HTTP, no link), the same two figures;
 //   3. bare: as many points as the link's saturation run took, in INSERTs of 500 rows into a table
 //      shaped like qoe_points;
 // and once: the bytes per day one agent sends at the default interval (60 s).
 // Each router's points are 15 s apart with growing counters, so each one counts usage and reads the
-// alert bound, as in the field. Generator and controller share this process (and the machine):
-// the load average is printed with the figures.
+// alert bound, as in the field. The links and the HTTP client run in a process of their own
+// (scripts/bench-qoe-load.ts), the controller in this one; the two share the machine (and
+// PostgreSQL), so the load average is printed with the figures, and each process's CPU per point.
 //   node --import tsx scripts/bench-qoe.ts [--routers 10000] [--seconds 10] [--concurrency 512]
 //     [--backlog 50] [--paths link,http,direct] [--db sqlite,postgres] [--pg URL]
+import { fork } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { sql } from 'kysely';
@@ -34,8 +36,18 @@ import { type DatabaseHandle } from '../controller/db/database.js';
 import type { AllocationsTable } from '../controller/modules/allocations/tables.js';
 import type { NasTable } from '../controller/modules/nas/tables.js';
 import type { QoeBridgeTokensTable } from '../controller/modules/qoe/tables.js';
-import { QoeBenchLink } from './bench-qoe-link.js';
-import { load, ms, pct, onEachDatabase } from './bench-support.js';
+import {
+  failures,
+  pace,
+  point,
+  saturate,
+  type Path,
+  type Router,
+  type Saturated,
+  type Send,
+  type Start,
+} from './bench-qoe-load.js';
+import { childReply, load, ms, pct, onEachDatabase } from './bench-support.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -58,37 +70,6 @@ const PATHS = new Set(opt.paths.split(','));
 const DATABASES = new Set(opt.db.split(','));
 const GOAL_RATE = ROUTERS / 15;
 const PG_URL = opt.pg ?? process.env.TICKETNET_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-interface Router {
-  allocationId: string;
-  nasId: string;
-  token: string;
-  agentId: string;
-  secretKey: string;
-  link?: QoeBenchLink;
-  /** Points sent so far: the next one is 15 s after the last. */
-  n: number;
-}
-
-const BASE = Date.now() - 12 * 3_600_000;
-function point(r: Router) {
-  const k = r.n++;
-  return {
-    observed_at: new Date(BASE + k * 15_000).toISOString(),
-    rtt_ms: 600 + (k % 7),
-    jitter_ms: 12.5,
-    packet_loss_pct: k % 50 === 0 ? 2 : 0,
-    tx_bps: 800_000,
-    rx_bps: 4_000_000,
-    wan_rx_bytes: 1_000_000_000 + k * 7_500_000,
-    wan_tx_bytes: 100_000_000 + k * 1_500_000,
-    top_consumers: [
-      { username: 'user-a1b2', ip: '10.5.50.12', rx_bps: 2_100_000 },
-      { username: 'user-c3d4', ip: '10.5.50.31', rx_bps: 900_000 },
-      { username: 'user-e5f6', ip: '10.5.50.77', rx_bps: 400_000 },
-    ],
-  };
-}
 
 function keyPair() {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -192,101 +173,11 @@ async function seed(c: Controller): Promise<Router[]> {
   return routers;
 }
 
-type Send = (r: Router) => Promise<void>;
-
-// A point refused or a link closed under load is counted and printed, never left waiting on.
-const failures = new Map<string, number>();
-const failed = (err: unknown) => {
-  const what = (err as Error).message.slice(0, 120);
-  failures.set(what, (failures.get(what) ?? 0) + 1);
-};
-
-/**
- * Points per second with `CONCURRENCY` sends in flight for SECONDS, round robin over the routers;
- * each send carries `points`.
- */
-async function saturation(
-  routers: Router[],
-  send: Send,
-  points = 1,
-): Promise<{ rate: number; count: number; cpu: number }> {
-  let next = 0;
-  let count = 0;
-  const until = Date.now() + SECONDS * 1000;
-  const t0 = process.hrtime.bigint();
-  const c0 = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (Date.now() < until) {
-        try {
-          await send(routers[next++ % routers.length]!);
-          count += points;
-        } catch (err) {
-          failed(err);
-        }
-      }
-    }),
-  );
-  return { rate: count / (ms(t0) / 1000), count, cpu: cpuPer(c0, count) };
-}
-
 /** Microseconds of this process's CPU (user and system) per item since `c0`. */
 const cpuPer = (c0: NodeJS.CpuUsage, count: number): number => {
   const u = process.cpuUsage(c0);
   return (u.user + u.system) / Math.max(1, count);
 };
-
-/** Latency per point (ms) at `rate` points per second, sent on a 10 ms tick for SECONDS. */
-async function paced(routers: Router[], send: Send, rate: number): Promise<number[]> {
-  const latencies: number[] = [];
-  const pending: Promise<void>[] = [];
-  let next = 0;
-  let owed = 0;
-  const until = Date.now() + SECONDS * 1000;
-  await new Promise<void>((resolve) => {
-    const tick = setInterval(() => {
-      if (Date.now() >= until) {
-        clearInterval(tick);
-        resolve();
-        return;
-      }
-      owed += rate / 100;
-      for (; owed >= 1; owed--) {
-        const t0 = process.hrtime.bigint();
-        pending.push(send(routers[next++ % routers.length]!).then(() => void latencies.push(ms(t0)), failed));
-      }
-    }, 10);
-  });
-  await Promise.all(pending);
-  return latencies;
-}
-
-async function connectAll(c: Controller, port: number, routers: Router[]): Promise<void> {
-  const url = `ws://127.0.0.1:${port}/agent/v1`;
-  const key = c.services.hub.identity.publicKey;
-  // Below the hub's handshakes per address (128): a refused upgrade is tried again.
-  for (let i = 0; i < routers.length; i += 100) {
-    await Promise.all(
-      routers.slice(i, i + 100).map(async (r) => {
-        for (let attempt = 1; ; attempt++) {
-          r.link = new QoeBenchLink(url, { agent_id: r.agentId, secret_key: r.secretKey }, key);
-          const link = r.link;
-          // A handshake that never ends (a frame lost under load) is given up and tried again.
-          const timer = setTimeout(() => link.close(), 15_000);
-          try {
-            return await link.linked;
-          } catch (err) {
-            if (attempt >= 5) throw err;
-            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-          } finally {
-            clearTimeout(timer);
-          }
-        }
-      }),
-    );
-    if ((i + 100) % 1000 === 0) console.log(`  ${i + 100} linked`);
-  }
-}
 
 /** Multi-row INSERTs of 500 of `count` points into a table shaped like qoe_points; rows per second. */
 async function bareInsert(
@@ -350,10 +241,74 @@ interface Row {
   keyedRate: number;
   /** µs of this process's CPU per point at saturation: link, backlog, HTTP, ingestion, bare INSERT. */
   cpu: number[];
+  /** µs of the generator process's CPU per point at saturation: link, backlog, HTTP. */
+  loadCpu: number[];
   /** Points per second and per batch of agents sending a backlog of BACKLOG points a frame. */
   backlogRate: number;
   backlogBatch: number;
 }
+
+/** The generator process (bench-qoe-load.ts) of one database's run, asked over IPC. */
+async function generator(start: Start) {
+  const child = fork(join(import.meta.dirname, 'bench-qoe-load.ts'), ['--child'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  await childReply(child, 'ready');
+  const ask = <T>(message: object, key: string): Promise<T> => {
+    const answer = childReply<T>(child, key);
+    child.send(message);
+    return answer;
+  };
+  await ask({ start }, 'started');
+  const count = (f: Record<string, number>) => {
+    for (const [what, n] of Object.entries(f)) failures.set(what, (failures.get(what) ?? 0) + n);
+  };
+  return {
+    connect: () => ask<true>({ connect: true }, 'connected'),
+    /** Points per second; CPU per point of the controller (this process) and of the generator. */
+    saturate: async (path: Path): Promise<Saturation> => {
+      const c0 = process.cpuUsage();
+      const run = await ask<Saturated & { cpu: number; failures: Record<string, number> }>(
+        { saturate: { path } },
+        'saturated',
+      );
+      count(run.failures);
+      const per = Math.max(1, run.count);
+      return {
+        rate: run.count / run.seconds,
+        count: run.count,
+        cpu: cpuPer(c0, per),
+        loadCpu: run.cpu / per,
+      };
+    },
+    pace: async (path: Path, rate: number): Promise<number[]> => {
+      const run = await ask<{ latencies: number[]; failures: Record<string, number> }>(
+        { pace: { path, rate } },
+        'paced',
+      );
+      count(run.failures);
+      return run.latencies;
+    },
+    /** Closes the links; each router's count of points sent is copied back, so points go on from there. */
+    finish: async (): Promise<void> => {
+      const sent = await ask<number[]>({ finish: true }, 'finished');
+      start.routers.forEach((r, i) => (r.n = sent[i]!));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+interface Saturation {
+  rate: number;
+  count: number;
+  /** µs of CPU per point: this process (the controller), the generator process. */
+  cpu: number;
+  loadCpu: number;
+}
+const NONE: Saturation = { rate: NaN, count: 0, cpu: NaN, loadCpu: NaN };
 
 async function run(name: string, database: DatabaseHandle, dataDir: string): Promise<Row> {
   const config = loadConfig(
@@ -378,105 +333,56 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     const t0 = process.hrtime.bigint();
     const routers = await seed(c);
     console.log(`[${name}] seeded in ${(ms(t0) / 1000).toFixed(1)} s`);
-    const viaLink: Send = (r) =>
-      r.link!.report({
-        id: randomUUID(),
-        kind: 'telemetry',
-        at: new Date().toISOString(),
-        data: { qoe: point(r) },
-      });
     // Mean points per committed batch during a saturation run.
     const batchMean = (b0: { batches: number; points: number }) => {
       const now = c.services.qoe.ingestion.stats;
       return (now.points - b0.points) / Math.max(1, now.batches - b0.batches);
     };
+    const load = await generator({
+      routers,
+      port,
+      controllerKey: c.services.hub.identity.publicKey,
+      concurrency: CONCURRENCY,
+      seconds: SECONDS,
+      backlog: BACKLOG,
+    });
     let agentBatch = NaN;
     // Pings over the same links at saturation: the sealed round trip's cost with nothing stored.
     let linkFloor = NaN;
     let httpBatch = NaN;
-    let agentSat = { rate: NaN, count: 0, cpu: NaN };
+    let agentSat = NONE;
     let agentLat = [NaN];
-    let backlog = { rate: NaN, count: 0, cpu: NaN };
+    let backlog = NONE;
     let backlogBatch = NaN;
     if (PATHS.has('link')) {
       console.log(`[${name}] linking the agents…`);
-      await connectAll(c, port, routers);
+      await load.connect();
       console.log(`[${name}] ${ROUTERS.toLocaleString('en')} agents linked; agent link at saturation…`);
       const b0 = { ...c.services.qoe.ingestion.stats };
-      agentSat = await saturation(routers, viaLink);
+      agentSat = await load.saturate('link');
       agentBatch = batchMean(b0);
-      agentLat = await paced(routers, viaLink, GOAL_RATE);
-      linkFloor = (await saturation(routers, (r) => r.link!.ping())).rate;
+      agentLat = await load.pace('link', GOAL_RATE);
+      linkFloor = (await load.saturate('ping')).rate;
       // A backlog: fewer frames in flight, each carrying BACKLOG points.
-      const viaBacklog: Send = (r) =>
-        r.link!.reports(
-          Array.from({ length: BACKLOG }, () => ({
-            id: randomUUID(),
-            kind: 'telemetry' as const,
-            at: new Date().toISOString(),
-            data: { qoe: point(r) },
-          })),
-        );
       const b1 = { ...c.services.qoe.ingestion.stats };
-      backlog = await saturation(routers, viaBacklog, BACKLOG);
+      backlog = await load.saturate('backlog');
       backlogBatch = batchMean(b1);
     }
-    let httpSat = { rate: NaN, count: 0, cpu: NaN };
+    let httpSat = NONE;
     let httpLat = [NaN];
-    console.log(`[${name}] HTTP route…`);
-    // node:http on kept connections: `fetch` costs this process several times the CPU per request,
-    // which the figures would charge to the route
-    const client = new HttpAgent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const post = (headers: Record<string, string>, body: string) =>
-      new Promise<{ status: number; text: string }>((resolve, reject) => {
-        const req = httpRequest(
-          {
-            host: '127.0.0.1',
-            port,
-            path: '/api/v1/radius/qoe/telemetry',
-            method: 'POST',
-            agent: client,
-            headers: {
-              'content-type': 'application/json',
-              'content-length': Buffer.byteLength(body),
-              ...headers,
-            },
-          },
-          (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (c: string) => (text += c));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-            res.on('error', reject);
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      });
-    const http: Send = async (r) => {
-      const res = await post(
-        { 'x-vpn-bridge-token': r.token },
-        JSON.stringify({ nas_id: r.nasId, ...point(r) }),
-      );
-      if (res.status !== 202) throw new Error(`telemetry answered ${res.status}: ${res.text}`);
-    };
-    // The same requests without their token: refused before any read or write, they show what
-    // the HTTP stack itself (and this process's client) allows.
-    const refused: Send = async (r) => {
-      const res = await post({}, JSON.stringify({ nas_id: r.nasId, ...point(r) }));
-      if (res.status !== 401) throw new Error(`telemetry without a token answered ${res.status}`);
-    };
     let httpFloor = NaN;
     if (PATHS.has('http')) {
+      console.log(`[${name}] HTTP route…`);
       const b0 = { ...c.services.qoe.ingestion.stats };
-      httpSat = await saturation(routers, http);
+      httpSat = await load.saturate('http');
       httpBatch = batchMean(b0);
-      httpLat = await paced(routers, http, GOAL_RATE);
-      httpFloor = (await saturation(routers, refused)).rate;
+      httpLat = await load.pace('http', GOAL_RATE);
+      // The same requests without their token: what the HTTP stack itself allows.
+      httpFloor = (await load.saturate('refused')).rate;
     }
-    client.destroy();
+    await load.finish();
     // The ingestion alone: the service the route calls, called in this process (no HTTP, no link).
-    let directSat = { rate: NaN, count: 0, cpu: NaN };
+    let directSat = NONE;
     let directLat = [NaN];
     let directBatch = NaN;
     if (PATHS.has('direct')) {
@@ -485,9 +391,16 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
         await c.services.qoe.telemetry(r.token, { nas_id: r.nasId, ...point(r) });
       };
       const b0 = { ...c.services.qoe.ingestion.stats };
-      directSat = await saturation(routers, direct);
+      const c0 = process.cpuUsage();
+      const sat = await saturate(routers, direct, { concurrency: CONCURRENCY, seconds: SECONDS });
+      directSat = {
+        rate: sat.count / sat.seconds,
+        count: sat.count,
+        cpu: cpuPer(c0, sat.count),
+        loadCpu: NaN,
+      };
       directBatch = batchMean(b0);
-      directLat = await paced(routers, direct, GOAL_RATE);
+      directLat = await pace(routers, direct, GOAL_RATE, SECONDS);
     }
     const bareCount = Math.max(agentSat.count, httpSat.count, directSat.count, 10_000);
     // Beside it, the same rows into a table with qoe_points' two keys (id; NAS and instant): what
@@ -495,7 +408,6 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
     const keyed = await bareInsert(c, routers, bareCount, true);
     console.log(`[${name}] bare INSERT of ${bareCount.toLocaleString('en')} points…`);
     const bare = await bareInsert(c, routers, bareCount);
-    for (const r of routers) r.link?.close();
     return {
       db: name,
       directRate: directSat.rate,
@@ -515,6 +427,7 @@ async function run(name: string, database: DatabaseHandle, dataDir: string): Pro
       bareRate: bare.rate,
       keyedRate: keyed.rate,
       cpu: [agentSat.cpu, backlog.cpu, httpSat.cpu, directSat.cpu, bare.cpu],
+      loadCpu: [agentSat.loadCpu, backlog.loadCpu, httpSat.loadCpu],
       backlogRate: backlog.rate,
       backlogBatch,
     };
@@ -585,7 +498,11 @@ for (const r of rows)
 for (const r of rows) {
   const [link, backlog, http, direct, bare] = r.cpu.map((x) => f(x, 0));
   console.log(
-    `${r.db}: this process's CPU per point at saturation (µs; the database server's own not counted): link ${link}, backlog ${backlog}, HTTP ${http}, ingestion alone ${direct}, bare INSERT ${bare}`,
+    `${r.db}: the controller's CPU per point at saturation (µs; the database server's own not counted): link ${link}, backlog ${backlog}, HTTP ${http}, ingestion alone ${direct}, bare INSERT ${bare}`,
+  );
+  const [gLink, gBacklog, gHttp] = r.loadCpu.map((x) => f(x, 0));
+  console.log(
+    `${r.db}: the generator's CPU per point (its own process): link ${gLink}, backlog ${gBacklog}, HTTP ${gHttp}`,
   );
 }
 for (const r of rows)

@@ -3,10 +3,16 @@
 // names its link features (as `ticketnet-agent run` after `enrol`). Imported by the bench to run in
 // its own process, or forked (`--controller <url> --code <enrol code> --serial <serial>`): a site's
 // CPU is then its own, as a router's and a LAN device's are, and the process answers `{ready}` and
-// then `{cpu}` on request over IPC.
+// then `{cpu}` on request over IPC, and `{pipes}` (the port of a chain of bare forwards in front of
+// the device, the hops floor) when asked.
 import { access, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  connect,
+  createServer as createTcpServer,
+  type AddressInfo,
+  type Server as TcpServer,
+} from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +42,29 @@ export interface RelaySite {
   /** The device's own port (the direct path). */
   devicePort: number;
   stop(): Promise<void>;
+}
+
+/**
+ * `hops` TCP forwards chained in front of `targetPort`, each piping bytes both ways and nothing
+ * else: the floor of a relay with as many hops (no HTTP parse, no framing, no MAC). Answers the
+ * first one's port.
+ */
+export async function pipeChain(hops: number, targetPort: number): Promise<{ port: number; close(): void }> {
+  const servers: TcpServer[] = [];
+  let port = targetPort;
+  for (let i = 0; i < hops; i++) {
+    const next = port;
+    const server = createTcpServer({ noDelay: true }, (inbound) => {
+      const outbound = connect({ port: next, host: '127.0.0.1', noDelay: true });
+      inbound.pipe(outbound).pipe(inbound);
+      inbound.on('error', () => outbound.destroy());
+      outbound.on('error', () => inbound.destroy());
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    port = (server.address() as AddressInfo).port;
+  }
+  return { port, close: () => servers.forEach((s) => s.close()) };
 }
 
 export async function startRelaySite(o: {
@@ -94,8 +123,9 @@ if (process.send && process.argv.includes('--controller')) {
     serial: values.serial!,
   });
   process.send({ ready: { devicePort: site.devicePort } });
-  process.on('message', (m: { cpu?: true; stop?: true }) => {
+  process.on('message', (m: { cpu?: true; stop?: true; pipes?: number }) => {
     if (m.cpu) process.send!({ cpu: process.cpuUsage() });
+    if (m.pipes) void pipeChain(m.pipes, site.devicePort).then(({ port }) => process.send!({ pipes: port }));
     if (m.stop) void site.stop().finally(() => process.exit(0));
   });
   process.on('disconnect', () => process.exit(0));

@@ -8,6 +8,9 @@
 // figures are then the relay's whole cost on one thread. `--split` runs them as they are deployed,
 // each in its own process: the controller in this one, the site (simulator, agent, device) in
 // another, the client (the browser) in a third, and prints each one's CPU per MB.
+// Beside them, the hops floor: the same pages through three bare TCP forwards chained in front of
+// the device (where the relay's controller, agent and router forward run), i.e. the relay's four
+// connections carrying bytes with nothing else done to them.
 //
 //   node --import tsx scripts/bench-relay.ts [--seconds 3] [--split]
 import { fork } from 'node:child_process';
@@ -20,7 +23,7 @@ import { freePortBlock } from '../test/support/free-port.js';
 import { startLiveStack } from '../test/support/live-site.js';
 import { childReply, load as loadAverage, pct } from './bench-support.js';
 import { load, type Cell, type Run } from './bench-relay-load.js';
-import { DEVICE, startRelaySite } from './bench-relay-site.js';
+import { DEVICE, pipeChain, startRelaySite } from './bench-relay-site.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -58,12 +61,30 @@ interface Pieces {
   load(cell: Cell): Promise<Run>;
   /** CPU of the site's process so far (µs); 0 when the site runs in this process (counted there). */
   siteCpu(): Promise<number>;
+  /**
+   * The hops floor: bare TCP forwards where the relay's pieces are (the controller's here, the
+   * agent's and the router's in the site), the device behind them; answers the first one's port.
+   */
+  pipes(): Promise<number>;
   stop(): Promise<void>;
 }
 
 async function inThisProcess(controllerUrl: string, enrolCode: string): Promise<Pieces> {
   const site = await startRelaySite({ controllerUrl, enrolCode, serial: SERIAL });
-  return { devicePort: site.devicePort, load, siteCpu: async () => 0, stop: () => site.stop() };
+  let chain: { port: number; close(): void } | undefined;
+  return {
+    devicePort: site.devicePort,
+    load,
+    siteCpu: async () => 0,
+    async pipes() {
+      chain ??= await pipeChain(3, site.devicePort);
+      return chain.port;
+    },
+    async stop() {
+      chain?.close();
+      await site.stop();
+    },
+  };
 }
 
 async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promise<Pieces> {
@@ -80,8 +101,17 @@ async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promi
     childReply<{ devicePort: number }>(site, 'ready'),
     childReply<true>(client, 'ready'),
   ]);
+  let chain: { port: number; close(): void } | undefined;
   return {
     devicePort,
+    async pipes() {
+      if (!chain) {
+        const asked = childReply<number>(site, 'pipes');
+        site.send({ pipes: 2 });
+        chain = await pipeChain(1, await asked);
+      }
+      return chain.port;
+    },
     load(cell) {
       client.send({ cell });
       return childReply<Run>(client, 'run');
@@ -91,6 +121,7 @@ async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promi
       return micros(await childReply<NodeJS.CpuUsage>(site, 'cpu'));
     },
     async stop() {
+      chain?.close();
       // both leave on their own (a CPU profile is written at a process's exit)
       const exits = [client, site].map((c) => new Promise((r) => c.once('exit', r)));
       client.disconnect();
@@ -161,9 +192,11 @@ async function main(): Promise<void> {
         };
         const direct = await measure(pieces.devicePort, `/${page}`);
         const relayed = await measure(controllerPort, relayPath(page), stack.client.token);
+        const piped = await measure(await pieces.pipes(), `/${page}`);
         for (const [name, r] of [
           ['direct', direct.run],
           ['relay', relayed.run],
+          ['pipes', piped.run],
         ] as const) {
           console.log(
             `${page.padEnd(6)} ${String(inFlight).padStart(9)}  ${name.padEnd(6)} ${fmt(r.requests / r.seconds, 0).padStart(7)} ${fmt(pct(r.latencies, 50)).padStart(9)} ${fmt(pct(r.latencies, 99)).padStart(8)} ${fmt(r.bytes / r.seconds / 1e6).padStart(7)}`,
@@ -184,7 +217,10 @@ async function main(): Promise<void> {
           ? ''
           : ` [controller ${fmt(perMb(relayed.controller, relayed.run))}, site ${fmt(perMb(relayed.site, relayed.run))}, client ${fmt(perMb(relayed.client, relayed.run))}]`;
         console.log(
-          `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(direct.all, direct.run))} ms, relay ${fmt(perMb(relayed.all, relayed.run))} ms (${fmt(perMb(relayed.all, relayed.run) / perMb(direct.all, direct.run), 1)}x)${pieceMb}`,
+          `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(direct.all, direct.run))} ms, relay ${fmt(perMb(relayed.all, relayed.run))} ms (${fmt(perMb(relayed.all, relayed.run) / perMb(direct.all, direct.run), 1)}x)${pieceMb}, pipes ${fmt(perMb(piped.all, piped.run))} ms`,
+        );
+        console.log(
+          `${' '.repeat(18)}hops floor (the relay's four connections as bare pipes): pipes/direct throughput ${fmt(rate(piped.run) / rate(direct.run), 3)}; relay/pipes ${fmt(ratio / (rate(piped.run) / rate(direct.run)), 3)}`,
         );
       }
     }

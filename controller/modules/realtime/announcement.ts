@@ -1,26 +1,21 @@
 // What one instance tells the others when it stores a publication (a PostgreSQL NOTIFY payload):
-// `<offset> <channel length> <channel><data>`. The data rides along when the payload stays under
-// PostgreSQL's limit, so the listeners fan out without reading the row back; without it (a large
-// publication) they read the channel from the database. The length prefix keeps any channel name
-// (spaces included) unambiguous.
-
-/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more; room is left for the offset. */
-const MAX_PAYLOAD_BYTES = 7900;
+// `<offset> <channel length> <channel>`, ids only. The data stays in the database, the reference
+// every listener reads it from (never in a payload any LISTENer of the database sees, never
+// against PostgreSQL's 8,000-byte limit); the publishing instance keeps its own in memory until
+// its announcement comes back. The length prefix keeps any channel name (spaces included)
+// unambiguous.
 
 export interface Announcement {
   seq: number;
   channel: string;
-  /** The publication's data (JSON text); undefined when it was too large to carry. */
-  data?: string;
 }
 
 /** The payload after `<offset> ` (the offset is only known inside the storing statement). */
-export function announcementAfterOffset(channel: string, data: string): string {
-  const head = `${channel.length} ${channel}`;
-  return Buffer.byteLength(head) + Buffer.byteLength(data) <= MAX_PAYLOAD_BYTES ? head + data : head;
+export function announcementAfterOffset(channel: string): string {
+  return `${channel.length} ${channel}`;
 }
 
-/** Reads a payload; null when it is not one. */
+/** Reads a payload; null when it is not one (anything after the channel included). */
 export function parseAnnouncement(payload: string): Announcement | null {
   const a = payload.indexOf(' ');
   const b = payload.indexOf(' ', a + 1);
@@ -28,8 +23,7 @@ export function parseAnnouncement(payload: string): Announcement | null {
   const seq = Number(payload.slice(0, a));
   const length = Number(payload.slice(a + 1, b));
   if (!Number.isInteger(seq) || !Number.isInteger(length) || length <= 0) return null;
-  const channel = payload.slice(b + 1, b + 1 + length);
+  const channel = payload.slice(b + 1);
   if (channel.length !== length) return null;
-  const data = payload.slice(b + 1 + length);
-  return data === '' ? { seq, channel } : { seq, channel, data };
+  return { seq, channel };
 }

@@ -1,10 +1,10 @@
 // The realtime broker at /realtime on the HTTP port (Centrifugo's client protocol v2, JSON; rules
 // in docs/realtime.md). A publication is stored with the channel's next offset, then announced:
-// in process on a database one instance holds, by NOTIFY where several instances share it (the
-// offset and channel, and the data when it fits). Each instance keeps the latest publications of
-// a channel it knows without a gap (channel-tail.ts) and pushes to its subscribers from there, one
-// frame built once per position; a subscriber behind what the tail proves (a gap, a large
-// publication announced without its data, a lost connection) is caught up by reading the
+// in process on a database one instance holds, by NOTIFY where several instances share it (ids
+// only: the offset and channel). Each instance keeps the latest publications of a channel it
+// knows without a gap (channel-tail.ts) and pushes to its subscribers from there, one frame built
+// once per position; a subscriber behind what the tail proves (another instance's publication,
+// whose data is in the database only, a gap, a lost connection) is caught up by reading the
 // channel's publications after the lowest offset such subscribers hold, in order. So each
 // subscriber gets each publication once and in order whichever instance published it.
 import type { IncomingMessage } from 'node:http';
@@ -19,7 +19,7 @@ import type { AccountPrincipal } from '../../http/principal.js';
 import type { Logger } from '../../logger.js';
 import { decodeJwt } from 'jose';
 import { announcementAfterOffset, parseAnnouncement } from './announcement.js';
-import { ChannelTail } from './channel-tail.js';
+import { ChannelTail, TAIL_SIZE } from './channel-tail.js';
 import { ClientSession, pushFrame, type SessionDeps, type Subscription } from './client-session.js';
 import { prebuildTextFrame, type PrebuiltFrame } from './prebuilt-frame.js';
 import { PresenceWriter } from './presence-writer.js';
@@ -82,12 +82,18 @@ export class RealtimeBroker {
   /** Channels whose tail grew and whose subscribers are pushed at the next turn. */
   readonly #deliveryDue = new Set<string>();
   /**
-   * Channels with a store statement of this instance under way (several instances): pushes wait
-   * for it, since it commits right after the announcements it waited behind.
+   * Channels with a store statement of this instance under way (several instances): their
+   * announcements wait for it, since it commits right after those it waited behind, and its own
+   * come back before it returns as often as after.
    */
   readonly #storing = new Set<string>();
-  /** Channels whose tail grew while held by `#storing`. */
-  readonly #held = new Set<string>();
+  /** Offsets announced on a channel while held by `#storing`, in the order heard. */
+  readonly #held = new Map<string, number[]>();
+  /**
+   * This instance's stored publications (by channel, then offset) whose announcement has not come
+   * back yet: pushed from here instead of read back from the database.
+   */
+  readonly #own = new Map<string, Map<number, string>>();
   /** Per channel, publications waiting for (or in) their store statement. */
   readonly #storeQueues = new Map<string, StoreQueue<string, number>>();
   readonly #sessionDeps: SessionDeps;
@@ -120,6 +126,7 @@ export class RealtimeBroker {
         // Announcements sent while the connection was down are lost: read every channel again.
         onReconnect: () => {
           this.#tails.clear();
+          this.#own.clear();
           for (const channel of this.#subs.keys()) this.#fanOut(channel);
         },
       });
@@ -165,36 +172,40 @@ export class RealtimeBroker {
   async #store(channel: string, ns: Namespace, texts: string[]): Promise<number[]> {
     const db = this.deps.db;
     const now = iso(this.deps.clock.now());
-    const announced = texts.map((text) => announcementAfterOffset(channel, text));
+    const announced = announcementAfterOffset(channel);
+    const notifying = this.deps.caps.notifiesAcrossInstances;
+    // Announcements of the channel heard meanwhile wait for the answer: other instances'
+    // publications committed while this statement waited for the channel row go out with this
+    // one's, which follow at once (one frame per socket, not two), and this one's own find their
+    // data kept.
+    if (notifying) this.#storing.add(channel);
     let first: number | null = null;
-    if (this.deps.caps.writableCtes && this.deps.caps.notifiesAcrossInstances) {
-      // Another instance's publications committed while this statement waits for the channel
-      // row go out with this one's, which follow at once: one frame per socket, not two.
-      this.#storing.add(channel);
-      try {
+    try {
+      if (this.deps.caps.writableCtes && notifying)
         first = await q.publishInOneStatement(db, channel, texts, now, LISTEN_CHANNEL, announced);
-      } finally {
-        this.#storing.delete(channel);
-        if (this.#held.delete(channel)) this.#deliverSoon(channel);
-      }
-    }
-    if (first === null) {
-      first = await db.transaction().execute(async (trx) => {
+      first ??= await db.transaction().execute(async (trx) => {
         if (!this.#knownChannels.has(channel)) await q.ensureChannel(trx, channel, newId(), now);
         const from = (await q.takeOffsets(trx, channel, texts.length)) - texts.length + 1;
         await q.insertPublications(trx, channel, from, texts, now);
         // Delivered to every LISTENer when (and only if) the transaction commits.
-        if (this.deps.caps.notifiesAcrossInstances)
+        if (notifying)
           for (let i = 0; i < texts.length; i++)
-            await q.notify(trx, LISTEN_CHANNEL, `${from + i} ${announced[i]}`);
+            await q.notify(trx, LISTEN_CHANNEL, `${from + i} ${announced}`);
         return from;
       });
+      if (notifying) this.#keepOwn(channel, first, texts);
+    } finally {
+      if (notifying) {
+        this.#storing.delete(channel);
+        const held = this.#held.get(channel);
+        this.#held.delete(channel);
+        for (const seq of held ?? []) this.#accept(channel, seq, this.#takeOwn(channel, seq));
+      }
     }
     this.#knownChannels.add(channel);
     const seqs = texts.map((_, i) => first + i);
     // Where instances are told by NOTIFY, this one is too (in commit order, so in offset order).
-    if (!this.deps.caps.notifiesAcrossInstances)
-      texts.forEach((text, i) => this.#accept(channel, seqs[i]!, text));
+    if (!notifying) texts.forEach((text, i) => this.#accept(channel, seqs[i]!, text));
     // Old publications go now and then, outside the offset's lock; the publications are stored
     // whether or not this succeeds.
     const last = seqs[seqs.length - 1]!;
@@ -265,12 +276,36 @@ export class RealtimeBroker {
 
   #onAnnounce(payload: string): void {
     const a = parseAnnouncement(payload);
-    if (a) this.#accept(a.channel, a.seq, a.data);
+    if (!a) return;
+    if (!this.#storing.has(a.channel)) return this.#accept(a.channel, a.seq, this.#takeOwn(a.channel, a.seq));
+    const held = this.#held.get(a.channel);
+    if (held) held.push(a.seq);
+    else this.#held.set(a.channel, [a.seq]);
+  }
+
+  /** This instance's publications just stored from offset `first`, until they are announced. */
+  #keepOwn(channel: string, first: number, texts: readonly string[]): void {
+    let own = this.#own.get(channel);
+    if (!own) this.#own.set(channel, (own = new Map()));
+    texts.forEach((text, i) => own.set(first + i, text));
+    // Announcements that never come back (a notification lost with the listening connection, a
+    // reconnect clears the rest): the oldest go, and would be read from the database.
+    if (own.size > TAIL_SIZE) for (const seq of own.keys()) if (own.size > TAIL_SIZE) own.delete(seq);
+  }
+
+  #takeOwn(channel: string, seq: number): string | undefined {
+    const own = this.#own.get(channel);
+    const text = own?.get(seq);
+    if (text === undefined) return undefined;
+    own!.delete(seq);
+    if (own!.size === 0) this.#own.delete(channel);
+    return text;
   }
 
   /**
-   * A stored publication (data undefined: announced without it): into the channel's tail, then to
-   * every subscriber the tail can serve; the others are read from the database.
+   * A stored publication (data undefined: another instance's, held by the database only): into
+   * the channel's tail, then to every subscriber the tail can serve; the others are read from the
+   * database.
    */
   #accept(channel: string, seq: number, data: string | undefined): void {
     const ns = namespaceOf(channel);
@@ -283,10 +318,6 @@ export class RealtimeBroker {
       const into = tail ?? new ChannelTail(seq - 1);
       this.#tails.set(channel, into);
       into.offer(seq, pushFrame(channel, { seq, data }, ns));
-    }
-    if (this.#storing.has(channel)) {
-      this.#held.add(channel);
-      return;
     }
     this.#deliverSoon(channel);
   }

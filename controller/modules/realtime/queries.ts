@@ -42,9 +42,9 @@ export async function takeOffsets(db: Db, name: string, count: number): Promise<
  * Takes the next offsets, stores the publications with them (in the order given) and announces
  * each, in one statement: the channel row is locked only while it runs, and the NOTIFYs are sent
  * at its commit (`writableCtes`), in offset order (PostgreSQL evaluates a volatile function of
- * the select list after its ORDER BY). A NOTIFY payload is the offset, a space and the
- * publication's `announced` (see announcement.ts). Answers the first offset, null when the
- * channel row is missing.
+ * the select list after its ORDER BY). A NOTIFY payload is the offset, a space and `announced`
+ * (the channel, see announcement.ts). Answers the first offset, null when the channel row is
+ * missing.
  */
 export async function publishInOneStatement(
   db: Db,
@@ -52,24 +52,22 @@ export async function publishInOneStatement(
   data: readonly string[],
   now: string,
   listenChannel: string,
-  announced: readonly string[],
+  announced: string,
 ): Promise<number | null> {
   const count = data.length;
   const { rows } = await sql<{ seq: number }>`
     with next as (
       update realtime_channels set top_offset = top_offset + ${count}::integer where name = ${channel}
       returning top_offset - ${count}::integer as before
-    ), items as (
-      select t.data, t.announced, t.ord::integer as ord
-      from unnest(${data}::text[], ${announced}::text[]) with ordinality as t(data, announced, ord)
     ), stored as (
       insert into realtime_publications (channel, seq, data, created_at)
-      select ${channel}, next.before + items.ord, items.data, ${now} from next cross join items
+      select ${channel}, next.before + t.ord::integer, t.data, ${now}
+      from next cross join unnest(${data}::text[]) with ordinality as t(data, ord)
       returning seq
     )
-    select stored.seq, pg_notify(${listenChannel}, stored.seq || ' ' || items.announced) as notified
-    from stored cross join next join items on items.ord = stored.seq - next.before
-    order by stored.seq`.execute(db);
+    select seq, pg_notify(${listenChannel}, seq || ' ' || ${announced}::text) as notified
+    from stored
+    order by seq`.execute(db);
   return rows[0]?.seq ?? null;
 }
 

@@ -1,6 +1,6 @@
 // Two controller instances on one PostgreSQL: publications from either reach the subscribers of
-// both, each once and in offset order (stored offsets; NOTIFY with the data when it fits, else
-// the listeners read it; a missed announcement is read too).
+// both, each once and in offset order (stored offsets; NOTIFY with ids only, the other instance
+// reading the data back; a missed announcement is read too).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,12 +129,18 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     for (const s of subs) expect(s.data).to.have.length(30);
   });
 
-  it('keeps every subscriber gapless and in order across large publications and a missed announcement', async function () {
+  it('announces by ids only and keeps every subscriber gapless and in order across large publications and a missed announcement', async function () {
     this.timeout(60_000);
     const { a, b, subs } = await twoInstancesSubscribed();
+    // What any LISTENer of the database hears: the offset and the channel, never the data.
+    const heard: string[] = [];
+    const listening = await main.listen!('realtime_publication', {
+      onPayload: (p) => heard.push(p),
+      onReconnect: () => undefined,
+    });
     const publish = (via: typeof a, data: object) =>
       via.t.controller.services.realtime.publish('support:presence', data);
-    // Too large for a NOTIFY payload: announced without its data, read back by each instance.
+    // Larger than a NOTIFY payload may be: stored, read back by the other instance.
     const big = 'x'.repeat(9000);
     await Promise.all([
       publish(a, { n: 1 }),
@@ -163,5 +169,8 @@ const postgres = TEST_DATABASES.find((d) => d.name === 'postgres');
     }
     await new Promise((r) => setTimeout(r, 100));
     for (const s of subs) expect(s.data).to.have.length(7);
+    await listening.close();
+    // Offset 5 was stored without an announcement.
+    expect(heard).to.deep.equal([1, 2, 3, 4, 6, 7].map((seq) => `${seq} 16 support:presence`));
   });
 });
