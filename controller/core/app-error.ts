@@ -78,6 +78,7 @@ export const ERROR_STATUS = {
   /** Supervision of a mission not closed yet, or closing one already closed. */
   MISSION_NOT_CLOSED: 409,
   MISSION_ALREADY_CLOSED: 409,
+  MISSION_NOT_ESCROWED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   HEADERS_TOO_LARGE: 431,

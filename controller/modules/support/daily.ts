@@ -25,11 +25,14 @@ const DAY_MS = 86_400_000;
 
 async function factsOf(ctx: SupportContext, e: ExpertsTable): Promise<Facts> {
   const all = await mq.closedCounts(ctx.db, e.account_id, null);
+  const ratings = await mq.ratingTotals(ctx.db, e.account_id);
   return {
     free_missions: all.free_closed,
     total_missions: all.closed,
     resolved_missions: all.resolved,
     rating: e.rating,
+    votes: ratings.votes,
+    rating_sum: ratings.sum,
   };
 }
 

@@ -41,9 +41,14 @@ function directoryBase(db: Db, f: DirectoryFilter) {
   let q = db
     .selectFrom('experts as e')
     .where('e.is_active', '=', 1)
-    // Internal accounts leave the directory only through is_active (silence never delists them).
-    .where((eb) => eb.or([eb('e.is_certified', '=', 1), eb('e.is_internal', '=', 1)]))
-    .where('e.activity_status', '<>', 'DELISTED');
+    // Internal accounts leave the directory only through is_active: certification aside, and a
+    // delisting from before they became internal (silence never delists them) aside.
+    .where((eb) =>
+      eb.or([
+        eb('e.is_internal', '=', 1),
+        eb.and([eb('e.is_certified', '=', 1), eb('e.activity_status', '<>', 'DELISTED')]),
+      ]),
+    );
   const online = (eb: ExpressionBuilder<Database & { e: ExpertsTable }, 'e'>) =>
     eb.and([eb('e.is_online', '=', 1), eb('e.last_seen_at', '>', f.onlineAfter)]);
   if (f.status === 'online') q = q.where((eb) => eb.and([online(eb), eb('e.is_busy', '=', 0)]));

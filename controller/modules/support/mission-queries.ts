@@ -142,6 +142,16 @@ export async function reviewsOf(db: Db, expertId: string): Promise<SupportReview
   return db.selectFrom('support_reviews').selectAll().where('expert_id', '=', expertId).execute();
 }
 
+/** The expert's reviews counted and their ratings summed (the exact mean is sum / votes). */
+export async function ratingTotals(db: Db, expertId: string): Promise<{ votes: number; sum: number }> {
+  const row = await db
+    .selectFrom('support_reviews')
+    .select((eb) => [eb.fn.countAll().as('votes'), eb.fn.coalesce(eb.fn.sum('rating'), eb.lit(0)).as('sum')])
+    .where('expert_id', '=', expertId)
+    .executeTakeFirstOrThrow();
+  return { votes: Number(row.votes), sum: Number(row.sum) };
+}
+
 export async function latestReviews(db: Db, expertId: string, limit: number): Promise<SupportReviewsTable[]> {
   return db
     .selectFrom('support_reviews')

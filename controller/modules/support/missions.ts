@@ -216,6 +216,9 @@ export async function supervise(
 export async function announceBounty(ctx: SupportContext, missionId: string): Promise<void> {
   const m = await mq.findMission(ctx.db, missionId);
   if (!m) throw new AppError('MISSION_NOT_FOUND', 'No such mission');
+  // Only an open mission whose funds are held: a pending, free or settled one is never a bounty.
+  if (m.status !== 'OPEN' || m.payment_status !== 'ESCROWED')
+    throw new AppError('MISSION_NOT_ESCROWED', 'Only an open mission with its funds held is announced');
   await ctx.realtime.publish(MISSIONS_CHANNEL, {
     type: 'NEW_BOUNTY_TICKET',
     ticket_id: m.id,

@@ -47,8 +47,11 @@ export interface Facts {
   total_missions: number;
   /** Missions closed resolved (the success rate's numerator; total_missions its denominator). */
   resolved_missions: number;
-  /** Mean review, null when never rated. */
+  /** Mean review (two decimals, as shown), null when never rated. */
   rating: number | null;
+  /** Reviews and the sum of their ratings: thresholds are judged on the exact mean, not on `rating`. */
+  votes: number;
+  rating_sum: number;
 }
 
 const hundredths = (x: number): number => Math.round(x * 100);
@@ -62,12 +65,17 @@ export function successRate(resolved: number, closed: number): number | null {
 const successAtLeast = (f: Facts, percent: number): boolean =>
   f.total_missions > 0 && f.resolved_missions * 100 >= percent * f.total_missions;
 
+/** The exact mean against `hundredths` (a rating in hundredths), in integers: -1, 0 or 1; null unrated. */
+const compareMean = (f: Facts, hundredthsOf: number): number | null =>
+  f.votes === 0 ? null : Math.sign(f.rating_sum * 100 - hundredthsOf * f.votes);
+
 export function meetsStep(f: Facts, step: Step): boolean {
+  const mean = compareMean(f, hundredths(step.rating));
   return (
     f.free_missions >= step.free_missions &&
     f.total_missions >= step.total_missions &&
-    f.rating !== null &&
-    hundredths(f.rating) >= hundredths(step.rating) &&
+    mean !== null &&
+    mean >= 0 &&
     successAtLeast(f, step.success_rate)
   );
 }
@@ -112,7 +120,7 @@ export function decideTier(tier: Tier, f: Facts, quotaMet: boolean): TierDecisio
     const held = STEPS[rank - 1]!;
     if (f.total_missions >= DEMOTION_MIN_MISSIONS) {
       const floorRating = hundredths(held.rating) - hundredths(DEMOTION_RATING_BUFFER);
-      if (f.rating !== null && hundredths(f.rating) < floorRating)
+      if ((compareMean(f, floorRating) ?? 0) < 0)
         return { from: tier, to: below, reason: 'RATING_BELOW_THRESHOLD' };
       if (!successAtLeast(f, held.success_rate - DEMOTION_SUCCESS_BUFFER))
         return { from: tier, to: below, reason: 'SUCCESS_RATE_BELOW_THRESHOLD' };

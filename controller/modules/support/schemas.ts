@@ -43,20 +43,13 @@ export const expertBody = profileBody
   .strict();
 export type ExpertInput = z.output<typeof expertBody> & { tier_level?: (typeof TIERS)[number] };
 
-// The status_detail names are taken too (AVAILABLE is online and not busy).
-const STATUS_FILTER = {
-  online: 'online',
-  available: 'online',
-  busy: 'busy',
-  offline: 'offline',
-} as const;
+const STATUS_FILTERS = ['online', 'busy', 'offline'] as const;
 
-/** The directory's status filter (any case), or 400 INVALID_STATUS. */
-export function statusFilter(v: string | undefined): 'online' | 'busy' | 'offline' | undefined {
+/** The directory's status filter, exactly one of its three values, or 400 INVALID_STATUS. */
+export function statusFilter(v: string | undefined): (typeof STATUS_FILTERS)[number] | undefined {
   if (v === undefined) return undefined;
-  const s = STATUS_FILTER[v.trim().toLowerCase() as keyof typeof STATUS_FILTER];
-  if (!s || !Object.hasOwn(STATUS_FILTER, v.trim().toLowerCase()))
-    throw new AppError('INVALID_STATUS', 'status must be online, busy or offline');
+  const s = STATUS_FILTERS.find((f) => f === v);
+  if (!s) throw new AppError('INVALID_STATUS', 'status must be online, busy or offline');
   return s;
 }
 

@@ -187,6 +187,24 @@ forEachDatabase('realtime broker', (database) => {
       is_urgent: false,
       created_at: paid.created_at,
     });
+    // Never a bounty: a free mission, or a paid one whose funds are not held yet.
+    for (const state of [
+      { payment_status: 'FREE' as const },
+      { status: 'PENDING_PAYMENT' as const, payment_status: 'ESCROWED' as const, price_amount: 9_000 },
+    ]) {
+      const m2 = await t.controller.services.support.createMission(clientAccount.id, {
+        subject: 'Pas une prime',
+        category: 'other',
+        is_urgent: false,
+        ...state,
+      });
+      const refused = await t.controller.services.support.announceBounty(m2.id).then(
+        () => null,
+        (err: { code?: string }) => err.code,
+      );
+      expect(refused).to.equal('MISSION_NOT_ESCROWED');
+    }
+    expect(missions.data).to.have.length(1);
 
     const who = await wc.presence('support:presence');
     expect(Object.values(who.clients).map((c) => c.user)).to.deep.equal([watcher.id]);

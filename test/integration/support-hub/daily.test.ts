@@ -155,6 +155,13 @@ forEachDatabase('support daily jobs', (database) => {
     expect(listed).not.to.include(e.id);
     expect(listed).to.include(internal.id);
     expect((await t.request('GET', `/api/v1/support/professionals/${e.id}`)).status).to.equal(200);
+    // Made internal, it is listed at once (only is_active takes an internal account out); back to
+    // external, its delisting holds until its next mission.
+    const listedNow = async () => (await hub.directory()).body.data.map((p: { id: string }) => p.id);
+    expect((await hub.setExpert(e.id, { is_internal: true })).status).to.equal(200);
+    expect(await listedNow()).to.include(e.id);
+    expect((await hub.setExpert(e.id, { is_internal: false })).status).to.equal(200);
+    expect(await listedNow()).not.to.include(e.id);
     const fresh = await t.account('client');
     await hub.claim(e, await hub.mission(fresh.token));
     expect((await hub.directory()).body.data.map((p: { id: string }) => p.id)).to.include(e.id);

@@ -93,12 +93,24 @@ describe('support rules: reputation (m = 3.5, C = 5 unless said)', () => {
     });
 });
 
-const facts = (free: number, total: number, resolved: number, rating: number | null): Facts => ({
-  free_missions: free,
-  total_missions: total,
-  resolved_missions: resolved,
-  rating,
-});
+/** `rating` as a mean over 100 reviews (exact for two decimals), or `[sum, votes]` for another mean. */
+const facts = (
+  free: number,
+  total: number,
+  resolved: number,
+  rating: number | null | [number, number],
+): Facts => {
+  const [sum, votes] =
+    rating === null ? [0, 0] : Array.isArray(rating) ? rating : [Math.round(rating * 100), 100];
+  return {
+    free_missions: free,
+    total_missions: total,
+    resolved_missions: resolved,
+    rating: votes === 0 ? null : Math.round((sum / votes) * 100) / 100,
+    votes,
+    rating_sum: sum,
+  };
+};
 
 describe('support rules: the daily tier decision', () => {
   const cases: {
@@ -117,6 +129,20 @@ describe('support rules: the daily tier decision', () => {
       reason: 'PROMOTION',
     },
     { name: 'NOVICE at 4.19 stays', tier: 'NOVICE', f: facts(10, 10, 8, 4.19), to: null },
+    // 600 / 143 = 4.1958…, shown as 4.2: the threshold is judged on the mean itself.
+    {
+      name: 'NOVICE at 600/143 (shown 4.2) stays',
+      tier: 'NOVICE',
+      f: facts(10, 10, 8, [600, 143]),
+      to: null,
+    },
+    {
+      name: 'NOVICE at 601/143 (4.2028) is promoted',
+      tier: 'NOVICE',
+      f: facts(10, 10, 8, [601, 143]),
+      to: 'PRO',
+      reason: 'PROMOTION',
+    },
     { name: 'NOVICE with 9 free missions stays', tier: 'NOVICE', f: facts(9, 12, 12, 5), to: null },
     { name: 'NOVICE with 9 missions stays', tier: 'NOVICE', f: facts(10, 9, 9, 5), to: null },
     { name: 'NOVICE at 79.99 % stays', tier: 'NOVICE', f: facts(10, 10_000, 7_999, 5), to: null },
@@ -169,10 +195,23 @@ describe('support rules: the daily tier decision', () => {
       reason: 'SUCCESS_RATE_BELOW_THRESHOLD',
     },
     {
-      name: 'EXPERT at 4.2 (under 4.5 − 0.3) is demoted one step',
+      name: 'EXPERT at 4.2 (4.5 − 0.3: the buffer holds) stays',
+      tier: 'EXPERT',
+      f: facts(60, 60, 60, 4.2),
+      to: null,
+    },
+    {
+      name: 'EXPERT at 4.19 (under 4.5 − 0.3) is demoted one step',
       tier: 'EXPERT',
       f: facts(60, 60, 60, 4.19),
       to: 'PRO',
+      reason: 'RATING_BELOW_THRESHOLD',
+    },
+    {
+      name: 'PRO at 557/143 (3.8951, shown 3.9) is demoted',
+      tier: 'PRO',
+      f: facts(5, 5, 5, [557, 143]),
+      to: 'NOVICE',
       reason: 'RATING_BELOW_THRESHOLD',
     },
     { name: 'INGENIEUR at 4.5 stays', tier: 'INGENIEUR', f: facts(60, 60, 60, 4.5), to: null },
