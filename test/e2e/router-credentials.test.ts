@@ -3,6 +3,7 @@
 // and used from then on for the router's API (the old password may go; a restarted agent keeps
 // the new login). Credentials the router refuses leave the agent on its working login. No secret
 // in clear in the database, a body, the controller's or the agent's logs, or the agent's journal.
+import { TEMP_PREFIX } from '../../agent/state/atomic-file.js';
 import { expect } from 'chai';
 import { sql } from 'kysely';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
@@ -152,9 +153,10 @@ forEachDatabase('router credentials end to end', (database) => {
     const dump: string[] = [];
     for (const t of ['remote_access_slots', 'agent_commands'])
       dump.push(JSON.stringify((await sql`select * from ${sql.table(t)}`.execute(h.t.db.db)).rows));
-    const journal = await Promise.all(
-      (await readdir(join(stateDir, 'journal'))).map((f) => readFile(join(stateDir, 'journal', f), 'utf8')),
-    );
+    // A write in progress (`.tmp-…`, renamed into place when complete) may be gone by the time it
+    // would be read: the entries are the files it becomes.
+    const entries = (await readdir(join(stateDir, 'journal'))).filter((f) => !f.startsWith(TEMP_PREFIX));
+    const journal = await Promise.all(entries.map((f) => readFile(join(stateDir, 'journal', f), 'utf8')));
     expect(journal.join('')).to.include('router.login.set');
     for (const secret of [API_PASSWORD, WRONG_PASSWORD]) {
       expect(dump.join('\n'), 'database').to.not.include(secret);
