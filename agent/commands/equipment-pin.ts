@@ -32,13 +32,14 @@ async function pinLease(
   p: PinParams,
   call: RouterCallOptions,
 ): Promise<boolean | null> {
-  if (!p.mac) return null;
   const leases = await router.print(LEASE_MENU, {
     ...call,
     proplist: ['.id', 'address', 'active-address', 'mac-address', 'dynamic'],
   });
   const lease = leaseOf(leases, p.mac, p.lan_ip);
   if (!lease) {
+    // without a MAC and without a lease of this address there is nothing to reserve
+    if (!p.mac) return null;
     // no lease for this MAC (a fixed address on the device): a static one keeps the address reserved
     await router.add(
       LEASE_MENU,

@@ -97,7 +97,8 @@ export class DeviceChecks {
     await this.pins.runPin(current);
     const after = await this.verify(current);
     return {
-      repaired: after.reason === null,
+      // a lease still dynamic is not repaired, whatever else is in order
+      repaired: after.reason === null && after.checks.lease_static !== false,
       reason_before: reasonBefore,
       reason_after: after.reason,
       status: after.status,

@@ -165,6 +165,10 @@ function relay(
           return resolve('stale');
         }
       }
+      // No answer to the connection in time (a silent device behind the router's forward): 504.
+      if (notOpened(err) && err.reason === 'timeout') {
+        return reject(new AppError('DEVICE_NOT_RESPONDING', 'The device did not answer in time'));
+      }
       reject(
         notOpened(err)
           ? new AppError('DEVICE_RELAY_FAILED', 'The router did not accept the connection to the device', {

@@ -518,6 +518,35 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
     expect(leaseOf(a.sim, AP_MAC).props.dynamic).to.equal('false');
   });
 
+  it('a device declared without a MAC: its lease is pinned by address, and repair pins it again', async function () {
+    this.timeout(20_000);
+    const mac = '24:A4:3C:10:00:23';
+    a.sim.lan.addDevice({ address: '192.168.50.23', mac, hostName: 'sans-mac', ports: { 80: 1 } });
+    const lease = () => a.sim.state.table('/ip/dhcp-server/lease').findBy('address', '192.168.50.23')!;
+    expect(lease().props.dynamic).to.equal('true');
+    const created = await api('POST', '/devices', {
+      router_serial: SERIAL_7,
+      name: 'Sans MAC',
+      device_type: 'AP',
+      lan_ip: '192.168.50.23',
+      service_protocol: 'http',
+      service_port: 80,
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    expect(created.body.data.status).to.equal('ACTIVE');
+    expect(lease().props.dynamic).to.equal('false');
+    // made dynamic again: verify says so, repair pins it and says repaired only once it is static
+    a.sim.state.table('/ip/dhcp-server/lease').update(lease(), { dynamic: 'true' });
+    const v = await api('POST', `/devices/${created.body.data.id}/verify`);
+    expect(v.body.data.checks.lease_static).to.equal(false);
+    const r = await api('POST', `/devices/${created.body.data.id}/repair`);
+    expect(r.body.data).to.include({ repaired: true, reason_after: null });
+    expect(r.body.data.verify.checks.lease_static).to.equal(true);
+    expect(lease().props.dynamic).to.equal('false');
+    expect((await api('DELETE', `/devices/${created.body.data.id}`)).status).to.equal(200);
+    a.sim.lan.setOnline(mac, false);
+  });
+
   it('DEVICE_NOT_SEEN (device off) and DEVICE_IP_CHANGED (moved) need a human; no rule is replayed', async function () {
     this.timeout(20_000);
     a.sim.lan.setOnline(AP_MAC, false);

@@ -334,3 +334,39 @@ describe('relay: the agent out of streams while kept ones idle', () => {
     }
   });
 });
+
+describe('relay: a stream the agent could not open', () => {
+  /** A hub whose every stream fails to open with `reason`, as the agent reports it. */
+  const failingHub = (reason: 'timeout' | 'refused' | 'error') => {
+    const hub = {
+      opened: 0,
+      refused: 0,
+      openStream: () => {
+        const stream = Object.assign(new PassThrough(), { setTimeout: () => stream });
+        process.nextTick(() => stream.destroy(new StreamOpenError(reason, `stream ${reason}`)));
+        return stream as unknown as RelayStream;
+      },
+    };
+    return hub as ReturnType<typeof fakeHub>;
+  };
+  // A silent device behind the router's forward never completes the connection: the agent's
+  // connect times out, and that is the device not answering, not a relay fault.
+  const cases: [reason: 'timeout' | 'refused' | 'error', status: number, code: string][] = [
+    ['timeout', 504, 'DEVICE_NOT_RESPONDING'],
+    ['refused', 502, 'DEVICE_RELAY_FAILED'],
+    ['error', 502, 'DEVICE_RELAY_FAILED'],
+  ];
+  for (const [reason, status, code] of cases) {
+    it(`${reason}: ${status} ${code}`, async () => {
+      const { pool, server, call } = await relayApp(failingHub(reason));
+      try {
+        const res = await call('GET');
+        expect(res.status).to.equal(status);
+        expect(((await res.json()) as { error: { code: string } }).error.code).to.equal(code);
+      } finally {
+        pool.destroy();
+        server.close();
+      }
+    });
+  }
+});
