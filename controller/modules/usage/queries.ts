@@ -93,20 +93,37 @@ export async function dayTotals(db: Db, clientId: string, allocationId: string, 
     .execute();
 }
 
-export async function bytesSince(
+/** The router's bytes per hour bucket from `hour` on. */
+export async function hourBytesSince(
   db: Db,
   clientId: string,
   allocationId: string,
   hour: string,
-): Promise<number> {
-  const row = await db
+): Promise<{ hour: string; bytes: number }[]> {
+  const rows = await db
     .selectFrom('usage_hours')
-    .select((eb) => eb.fn.sum<number>('bytes').as('bytes'))
+    .select(['hour', (eb) => eb.fn.sum<number>('bytes').as('bytes')])
     .where('client_id', '=', clientId)
     .where('allocation_id', '=', allocationId)
     .where('hour', '>=', hour)
-    .executeTakeFirst();
-  return Number(row?.bytes ?? 0);
+    .groupBy('hour')
+    .execute();
+  return rows.map((r) => ({ hour: r.hour, bytes: Number(r.bytes) }));
+}
+
+/** `hourBytesSince` of many routers, per router, client and hour bucket. */
+export async function hourBytesSinceMany(db: Db, allocationIds: readonly string[], hour: string) {
+  const out: { allocation_id: string; client_id: string; hour: string; bytes: number }[] = [];
+  for (const ids of chunks(allocationIds))
+    for (const r of await db
+      .selectFrom('usage_hours')
+      .select(['allocation_id', 'client_id', 'hour', (eb) => eb.fn.sum<number>('bytes').as('bytes')])
+      .where('allocation_id', 'in', ids)
+      .where('hour', '>=', hour)
+      .groupBy(['allocation_id', 'client_id', 'hour'])
+      .execute())
+      out.push({ ...r, bytes: Number(r.bytes) });
+  return out;
 }
 
 /**

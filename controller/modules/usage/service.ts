@@ -5,6 +5,7 @@ import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { counterDelta } from './counter-delta.js';
+import { HOUR_MS, lastTwoHours, twoHoursFrom } from './last-two-hours.js';
 import * as q from './queries.js';
 import type { UsageHoursTable, UsageRoutersTable } from './tables.js';
 import { addDays, knownZone, routerDay } from './router-day.js';
@@ -28,7 +29,6 @@ export interface UsageTotals {
   dernierReleve: string | null;
 }
 
-const HOUR_MS = 3_600_000;
 const QUARTER_MS = 900_000;
 
 export class UsageService {
@@ -191,20 +191,13 @@ export class UsageService {
       return { octetsJour: null, octetsDeuxHeures: null, octetsMois: null, dernierReleve: null };
     const today = routerDay(now, router.time_zone).day;
     const days = await this.dailyTotals(clientId, allocationId, `${today.slice(0, 8)}01`, today);
-    // Hour buckets: the last two hours are the two previous whole hours and the current one.
-    const since = iso(new Date((Math.floor(now.getTime() / HOUR_MS) - 2) * HOUR_MS));
+    const recent = await q.hourBytesSince(this.db, clientId, allocationId, twoHoursFrom(now));
     return {
       octetsJour: days.find((d) => d.day === today)?.bytes ?? 0,
-      octetsDeuxHeures: await q.bytesSince(this.db, clientId, allocationId, since),
+      octetsDeuxHeures: lastTwoHours(recent, now),
       octetsMois: days.reduce((sum, d) => sum + d.bytes, 0),
       dernierReleve: router.last_at,
     };
-  }
-
-  /** Bytes filed under hours from the one holding `since` onwards (a cheap bound before finer reads). */
-  async bytesSince(clientId: string, allocationId: string, since: Date): Promise<number> {
-    const hour = iso(new Date(Math.floor(since.getTime() / HOUR_MS) * HOUR_MS));
-    return q.bytesSince(this.db, clientId, allocationId, hour);
   }
 
   /**
@@ -243,19 +236,19 @@ export class UsageService {
     const today = new Map([...known].map(([id, r]) => [id, routerDay(now, r.time_zone).day]));
     // Every router's month starts on or after the earliest one (zones differ by a day at most).
     const from = [...today.values()].map((d) => `${d.slice(0, 8)}01`).sort()[0];
-    const since = iso(new Date((Math.floor(now.getTime() / HOUR_MS) - 2) * HOUR_MS));
     const days = from && ids.length > 0 ? await q.dayTotalsMany(this.db, [...known.keys()], from) : [];
-    const recent = known.size > 0 ? await q.bytesSinceMany(this.db, [...known.keys()], since) : [];
+    const recent =
+      known.size > 0 ? await q.hourBytesSinceMany(this.db, [...known.keys()], twoHoursFrom(now)) : [];
     const daysOf = new Map<string, typeof days>();
     for (const d of days) {
       if (known.get(d.allocation_id)?.client_id !== d.client_id) continue;
       daysOf.set(d.allocation_id, [...(daysOf.get(d.allocation_id) ?? []), d]);
     }
-    const recentOf = new Map(
-      recent
-        .filter((r) => known.get(r.allocation_id)?.client_id === r.client_id)
-        .map((r) => [r.allocation_id, r]),
-    );
+    const recentOf = new Map<string, typeof recent>();
+    for (const r of recent) {
+      if (known.get(r.allocation_id)?.client_id !== r.client_id) continue;
+      recentOf.set(r.allocation_id, [...(recentOf.get(r.allocation_id) ?? []), r]);
+    }
     const out = new Map<string, { timeZone: string; totals: UsageTotals }>();
     for (const id of ids) {
       const router = known.get(id);
@@ -274,7 +267,7 @@ export class UsageService {
         timeZone: knownZone(router.time_zone),
         totals: {
           octetsJour: Number(mine.find((d) => d.local_day === day)?.bytes ?? 0),
-          octetsDeuxHeures: Number(recentOf.get(id)?.bytes ?? 0),
+          octetsDeuxHeures: lastTwoHours(recentOf.get(id) ?? [], now),
           octetsMois: mine.reduce((sum, d) => sum + Number(d.bytes), 0),
           dernierReleve: router.last_at,
         },
