@@ -48,10 +48,10 @@ export function accessHostMiddleware(deps: AccessHostDeps): Middleware {
     const st = typeof ctx.query.st === 'string' ? ctx.query.st : undefined;
     let claims: AccessClaims | undefined;
     if (st !== undefined) {
-      claims = verifyAccess(st, deps.key, host, now);
+      claims = verifyAccess(st, deps.key, host, now, 'link');
       if (!claims || claims.d !== deviceId) throw forbidden();
       // a session of its own on this host only (no Domain attribute): the link is not replayable elsewhere
-      const session = signAccess({ ...claims, e: now + ACCESS_COOKIE_TTL_SECONDS }, deps.key);
+      const session = signAccess({ ...claims, e: now + ACCESS_COOKIE_TTL_SECONDS, k: 'session' }, deps.key);
       ctx.cookies.set(ACCESS_COOKIE, session, {
         httpOnly: true,
         sameSite: 'lax',
@@ -61,7 +61,7 @@ export function accessHostMiddleware(deps: AccessHostDeps): Middleware {
       });
     } else {
       const cookie = ctx.cookies.get(ACCESS_COOKIE);
-      claims = cookie ? verifyAccess(cookie, deps.key, host, now) : undefined;
+      claims = cookie ? verifyAccess(cookie, deps.key, host, now, 'session') : undefined;
       if (!claims || claims.d !== deviceId) throw forbidden();
     }
     const cookies = withoutOurCookie(ctx.get('cookie'));

@@ -1,6 +1,7 @@
 // The signed per-device link: `st` = base64url(JSON claims) "." base64url(HMAC-SHA256). The claims
-// name the device, its tenant, the host the link is for and when it expires; a link is refused
-// when altered, expired, or opened on another host. The host is one per device (a sub-domain of
+// name the device, its tenant, the host the link is for, when it expires and what the token is (a
+// link, or the session cookie opening one sets); a token is refused when altered, expired, opened
+// on another host, or used as the other kind (a cookie lives 30 minutes, a link 300 s). The host is one per device (a sub-domain of
 // `TICKETNET_EQUIPMENT_DEVICE_DOMAIN`): embedded web interfaces use absolute links, which a path
 // prefix would break.
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -20,7 +21,11 @@ export interface AccessClaims {
   h: string;
   /** Expiry, epoch seconds. */
   e: number;
+  /** `link` (the `st` of `access-session`) or `session` (the cookie it sets). */
+  k: AccessKind;
 }
+
+export type AccessKind = 'link' | 'session';
 
 export const deviceHost = (deviceId: string, domain: string): string => `${deviceId}.${domain}`.toLowerCase();
 
@@ -30,12 +35,13 @@ export function signAccess(claims: AccessClaims, key: string): string {
   return `${payload}.${mac}`;
 }
 
-/** The claims of a valid token for `host` at `nowSeconds`; undefined for anything else. */
+/** The claims of a valid token of `kind` for `host` at `nowSeconds`; undefined for anything else. */
 export function verifyAccess(
   token: string,
   key: string,
   host: string,
   nowSeconds: number,
+  kind: AccessKind,
 ): AccessClaims | undefined {
   const [payload, mac, extra] = token.split('.');
   if (!payload || !mac || extra !== undefined) return undefined;
@@ -53,6 +59,7 @@ export function verifyAccess(
   if (typeof claims.e !== 'number' || claims.e <= nowSeconds) return undefined;
   if (typeof claims.h !== 'string' || claims.h !== host.toLowerCase()) return undefined;
   if (typeof claims.d !== 'string' || typeof claims.c !== 'string') return undefined;
+  if (claims.k !== kind) return undefined;
   return claims;
 }
 
@@ -71,7 +78,7 @@ export function accessSession(
 ) {
   const host = deviceHost(deviceId, o.domain ?? '');
   const st = signAccess(
-    { d: deviceId, c: clientId, h: host, e: nowSeconds + ACCESS_LINK_TTL_SECONDS },
+    { d: deviceId, c: clientId, h: host, e: nowSeconds + ACCESS_LINK_TTL_SECONDS, k: 'link' },
     o.key,
   );
   const path = `/?st=${st}`;

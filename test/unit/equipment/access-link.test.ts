@@ -11,7 +11,7 @@ const HOST = `${DEVICE}.devices.test`;
 const NOW = 1_800_000_000;
 
 describe('equipment signed device links', () => {
-  const good = signAccess({ d: DEVICE, c: 'client-1', h: HOST, e: NOW + 300 }, KEY);
+  const good = signAccess({ d: DEVICE, c: 'client-1', h: HOST, e: NOW + 300, k: 'link' }, KEY);
   const [payload, mac] = good.split('.') as [string, string];
   const flip = (s: string) => `${s.slice(0, -1)}${s.endsWith('A') ? 'B' : 'A'}`;
   const cases: { name: string; token: string; host?: string; at?: number; ok: boolean }[] = [
@@ -24,7 +24,12 @@ describe('equipment signed device links', () => {
     { name: 'altered MAC', token: `${payload}.${flip(mac)}`, ok: false },
     {
       name: 'another key',
-      token: signAccess({ d: DEVICE, c: 'c', h: HOST, e: NOW + 300 }, 'other'),
+      token: signAccess({ d: DEVICE, c: 'c', h: HOST, e: NOW + 300, k: 'link' }, 'other'),
+      ok: false,
+    },
+    {
+      name: 'a session cookie used as a link',
+      token: signAccess({ d: DEVICE, c: 'client-1', h: HOST, e: NOW + 1800, k: 'session' }, KEY),
       ok: false,
     },
     { name: 'no MAC', token: payload, ok: false },
@@ -33,7 +38,7 @@ describe('equipment signed device links', () => {
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const claims = verifyAccess(c.token, KEY, c.host ?? HOST, c.at ?? NOW);
+      const claims = verifyAccess(c.token, KEY, c.host ?? HOST, c.at ?? NOW, 'link');
       expect(claims !== undefined).to.equal(c.ok);
     });
   }
@@ -43,11 +48,14 @@ describe('equipment signed device links', () => {
     expect(s.ttl_seconds).to.equal(300);
     expect(s.access_url).to.equal(`https://${HOST}${s.access_path}`);
     const st = s.access_path.slice('/?st='.length);
-    expect(verifyAccess(st, KEY, HOST, NOW + 299)).to.deep.equal({
+    expect(verifyAccess(st, KEY, HOST, NOW + 299, 'link')).to.deep.equal({
       d: DEVICE,
       c: 'client-1',
       h: HOST,
       e: NOW + 300,
+      k: 'link',
     });
+    // a link is not a session cookie
+    expect(verifyAccess(st, KEY, HOST, NOW, 'session')).to.equal(undefined);
   });
 });
