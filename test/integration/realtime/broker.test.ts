@@ -98,7 +98,7 @@ forEachDatabase('realtime broker', (database) => {
     expect(lobby.offsets).to.deep.equal([]);
   });
 
-  it('answers 105, 107 and 109 to a raw client, and closes 3501 on a command before connect or a frame that is not JSON', async () => {
+  it('answers 105, 107 and 109 to a raw client (the centrifuge client renews its token on 109), and closes 3501 on a command before connect or a frame that is not JSON', async () => {
     const tech = await hub.expert();
     const raw = (first: object[]) =>
       new Promise<{ replies: Record<string, unknown>[]; close?: number }>((resolve) => {
@@ -134,6 +134,16 @@ forEachDatabase('realtime broker', (database) => {
     t.clock.advance(31 * 86_400_000);
     const expired = await raw([{ id: 1, connect: { token: tech.token } }]);
     expect((expired.replies[0]!.error as { code: number }).code).to.equal(109);
+    // The centrifuge client answered 109 asks for a new token, once, and connects with it.
+    const renewed = await hub.relogin(tech);
+    let asked = 0;
+    const refreshed = await connect(url, tech.token, WebSocket, async () => {
+      asked += 1;
+      return renewed.token;
+    });
+    clients.push(refreshed.client);
+    expect(refreshed.connected, `${refreshed.code} ${refreshed.reason}`).to.equal(true);
+    expect(asked).to.equal(1);
   });
 
   it('carries PRO_STATUS_CHANGED and TICKET_CLAIMED on support:presence, NEW_BOUNTY_TICKET on support:missions', async () => {

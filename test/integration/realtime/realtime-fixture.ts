@@ -18,10 +18,19 @@ export interface Outcome {
   reason?: string;
 }
 
-/** Connects and waits for connected or disconnected (a refused token ends there, no retry). */
-export function connect(url: string, token: string, ws: unknown = WebSocket): Promise<Outcome> {
+/**
+ * Connects and waits for connected or disconnected (a refused token ends there, no retry);
+ * `getToken` is what the client asks for a new token (after a 109, token expired).
+ */
+export function connect(
+  url: string,
+  token: string,
+  ws: unknown = WebSocket,
+  getToken?: () => Promise<string>,
+): Promise<Outcome> {
   const client = new Centrifuge(url, {
     token,
+    ...(getToken ? { getToken } : {}),
     websocket: ws,
     minReconnectDelay: 50,
     maxReconnectDelay: 200,
