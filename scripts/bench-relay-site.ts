@@ -5,7 +5,7 @@
 // CPU is then its own, as a router's and a LAN device's are, and the process answers `{ready}` and
 // then `{cpu}` on request over IPC, and `{pipes}` (the port of a chain of bare forwards in front of
 // the device, the hops floor) when asked.
-import { access, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import {
   connect,
@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RouterSim } from '../test/routeros-sim/router-sim.js';
-import { eventually } from '../test/integration/hub/hub-fixture.js';
+import { agentIdentitySaved } from '../test/support/live-site.js';
 import { startLoopbackAgent } from '../test/support/loopback-agent.js';
 
 const SITE_PASSWORD = 'bench-pass';
@@ -85,16 +85,7 @@ export async function startRelaySite(o: {
       router: { port: sim.port, password: SITE_PASSWORD },
     });
   let agent = await start();
-  // the identity is written once the welcome is in: a restart before would enrol again
-  await eventually(
-    () =>
-      access(join(stateDir, 'identity.json')).then(
-        () => true,
-        () => false,
-      ),
-    (saved) => saved,
-    30_000,
-  );
+  await agentIdentitySaved(stateDir, 30_000);
   await agent.stop();
   agent = await start();
   return {

@@ -17,6 +17,22 @@ import type { TestDatabase } from './databases.js';
 import { startLoopbackAgent, type LoopbackAgentOptions } from './loopback-agent.js';
 import { TestController, testConfig, type TestResponse } from './test-controller.js';
 
+/**
+ * Waits until the agent running in `stateDir` has saved its identity: it is written once the
+ * welcome is in, and a restart before that would enrol again.
+ */
+export function agentIdentitySaved(stateDir: string, timeoutMs: number): Promise<boolean> {
+  return eventually(
+    () =>
+      access(join(stateDir, 'identity.json')).then(
+        () => true,
+        () => false,
+      ),
+    (saved) => saved,
+    timeoutMs,
+  );
+}
+
 export const SIM_PASSWORD = 'sim-pass';
 
 export interface LiveStackOptions {
@@ -149,16 +165,7 @@ export async function startLiveStack(
       cleanups.push(() => agent.stop());
       await ready();
       if (o.hello) {
-        // the identity is written once the welcome is in: a restart before would enrol again
-        await eventually(
-          () =>
-            access(join(stateDir, 'identity.json')).then(
-              () => true,
-              () => false,
-            ),
-          (saved) => saved,
-          15_000,
-        );
+        await agentIdentitySaved(stateDir, 15_000);
         await agent.stop();
         await eventually(
           () => allocation(allocated.id),

@@ -34,6 +34,9 @@ const NOTES: Partial<Record<VerifyReason, string>> = {
     "Ce routeur a été réinscrit sur un autre emplacement. L'accès est suspendu : ajoutez de nouveau l'équipement sur ce routeur.",
 };
 
+/** Nothing to repair: no reason, and the lease static (a dynamic one is repairable, not a failure). */
+const healthy = (v: VerifyResult): boolean => v.reason === null && v.checks.lease_static !== false;
+
 export class DeviceChecks {
   constructor(
     private readonly db: Db,
@@ -71,7 +74,7 @@ export class DeviceChecks {
   async repair(row: EquipmentDevicesTable) {
     const before = await this.verify(row);
     const reasonBefore = before.reason;
-    if (reasonBefore === null && before.checks.lease_static !== false) {
+    if (healthy(before)) {
       return { already_healthy: true, status: before.status, verify: before };
     }
     if (reasonBefore === 'ROUTER_UNREACHABLE') {
@@ -97,8 +100,7 @@ export class DeviceChecks {
     await this.pins.runPin(current);
     const after = await this.verify(current);
     return {
-      // a lease still dynamic is not repaired, whatever else is in order
-      repaired: after.reason === null && after.checks.lease_static !== false,
+      repaired: healthy(after),
       reason_before: reasonBefore,
       reason_after: after.reason,
       status: after.status,

@@ -290,7 +290,10 @@ export class RealtimeBroker {
     texts.forEach((text, i) => own.set(first + i, text));
     // Announcements that never come back (a notification lost with the listening connection, a
     // reconnect clears the rest): the oldest go, and would be read from the database.
-    if (own.size > TAIL_SIZE) for (const seq of own.keys()) if (own.size > TAIL_SIZE) own.delete(seq);
+    for (const seq of own.keys()) {
+      if (own.size <= TAIL_SIZE) break;
+      own.delete(seq);
+    }
   }
 
   #takeOwn(channel: string, seq: number): string | undefined {

@@ -8,6 +8,7 @@ import * as eq from './expert-queries.js';
 import * as mq from './mission-queries.js';
 import {
   decideTier,
+  meanRating,
   quota,
   QUOTA_WINDOW_DAYS,
   reputation,
@@ -30,7 +31,6 @@ async function factsOf(ctx: SupportContext, e: ExpertsTable): Promise<Facts> {
     free_missions: all.free_closed,
     total_missions: all.closed,
     resolved_missions: all.resolved,
-    rating: e.rating,
     votes: ratings.votes,
     rating_sum: ratings.sum,
   };
@@ -55,6 +55,7 @@ export async function progression(ctx: SupportContext, accountId: string) {
   const q = e.is_internal === 1 ? null : await quotaOf(ctx, e, ctx.clock.now());
   const next = STEPS[tierRank(e.tier_level)];
   const rate = successRate(f.resolved_missions, f.total_missions);
+  const rating = meanRating(f.votes, f.rating_sum);
   const round2 = (x: number) => Math.round(x * 100) / 100;
   return {
     current_tier: e.tier_level,
@@ -62,7 +63,7 @@ export async function progression(ctx: SupportContext, accountId: string) {
     facts: {
       free_missions: f.free_missions,
       total_missions: f.total_missions,
-      rating: f.rating,
+      rating,
       success_rate: rate,
     },
     requirements: next
@@ -77,7 +78,7 @@ export async function progression(ctx: SupportContext, accountId: string) {
       ? {
           free_missions: Math.max(0, next.free_missions - f.free_missions),
           total_missions: Math.max(0, next.total_missions - f.total_missions),
-          rating: round2(Math.max(0, next.rating - (f.rating ?? 0))),
+          rating: round2(Math.max(0, next.rating - (rating ?? 0))),
           success_rate: round2(Math.max(0, next.success_rate - (rate ?? 0))),
         }
       : null,

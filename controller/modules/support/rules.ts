@@ -47,12 +47,14 @@ export interface Facts {
   total_missions: number;
   /** Missions closed resolved (the success rate's numerator; total_missions its denominator). */
   resolved_missions: number;
-  /** Mean review (two decimals, as shown), null when never rated. */
-  rating: number | null;
-  /** Reviews and the sum of their ratings: thresholds are judged on the exact mean, not on `rating`. */
+  /** Reviews and the sum of their ratings: thresholds are judged on the exact mean (see `meanRating`). */
   votes: number;
   rating_sum: number;
 }
+
+/** The mean rating as shown (two decimals), null when never rated. */
+export const meanRating = (votes: number, sum: number): number | null =>
+  votes === 0 ? null : Math.round((sum / votes) * 100) / 100;
 
 const hundredths = (x: number): number => Math.round(x * 100);
 
@@ -189,7 +191,7 @@ export function reputation(reviews: readonly Review[], now: Date, m: number, C: 
   const denominator = C + sw;
   const B = denominator === 0 ? m : (C * m + swr) / denominator;
   return {
-    rating: reviews.length === 0 ? null : Math.round((sum / reviews.length) * 100) / 100,
+    rating: meanRating(reviews.length, sum),
     votes: reviews.length,
     reputation_score: Math.round(Math.min(100, Math.max(0, 25 * (B - 1))) * 100) / 100,
   };

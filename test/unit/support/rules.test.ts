@@ -106,7 +106,6 @@ const facts = (
     free_missions: free,
     total_missions: total,
     resolved_missions: resolved,
-    rating: votes === 0 ? null : Math.round((sum / votes) * 100) / 100,
     votes,
     rating_sum: sum,
   };
