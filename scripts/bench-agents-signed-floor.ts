@@ -8,6 +8,12 @@
 // frame (sequence number, 16-byte HMAC-SHA256 with the key of its direction, JSON body) whose MAC is
 // checked before the body is parsed; the keys come from an X25519 exchange and HKDF per connection,
 // as the agent link's session keys do (the exchange is the connection's, not the measurement's).
+// With `--kind stored` it is the stored floor: the version 3 floor plus the two writes the link
+// owes every command, on SQLite as the controller opens it (WAL, synchronous NORMAL): the command
+// is inserted before it is sent and its answer written before it is taken as the outcome, each
+// write in a group commit of up to 64 writes queued meanwhile (one transaction per turn of the
+// event loop). Bare prepared statements, no queue, no schema: the least any link that keeps "stored
+// before sent" and "result stored before answered" can do on this machine.
 //   node --expose-gc --import tsx scripts/bench-agents-signed-floor.ts --role server [--kind mac]
 //   node --import tsx scripts/bench-agents-signed-floor.ts --role clients --url WS --server-key B64
 //     [--kind mac] [--local 127.0.0.10] (grows to the count the parent sends over IPC, like the
@@ -22,8 +28,12 @@ import {
   timingSafeEqual,
   type KeyObject,
 } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { parseArgs } from 'node:util';
 import { WebSocket, WebSocketServer } from 'ws';
 import { signDetached, verifyDetached, verifyingKeyObject } from '../protocol/ed25519.js';
@@ -35,7 +45,10 @@ const { values: opt } = parseArgs({
     url: { type: 'string' },
     'server-key': { type: 'string' },
     local: { type: 'string' },
-    /** signed: an Ed25519 signature per message; mac: version 3's MAC per message. */
+    /**
+     * signed: an Ed25519 signature per message; mac: version 3's MAC per message; stored: the MAC
+     * and the command's two writes.
+     */
     kind: { type: 'string', default: 'signed' },
     'max-seconds': { type: 'string', default: '600' },
   },
@@ -109,7 +122,65 @@ function unsealed(data: unknown, keys: MacKeys): Record<string, unknown> | null 
   return parsed.seq === seq.readUInt32BE(4) ? parsed : null;
 }
 
-const MAC_KIND = opt.kind === 'mac';
+const STORED = opt.kind === 'stored';
+const MAC_KIND = opt.kind === 'mac' || STORED;
+
+// --- the stored floor: two writes per command, group-committed ---
+
+interface Write {
+  run: () => void;
+  done: () => void;
+}
+
+const GROUP = 64;
+
+/** The commands' table and the group commit that writes it (one transaction per event-loop turn). */
+function commandStore() {
+  const dir = mkdtempSync(join(tmpdir(), 'tn-stored-floor-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const db = new Database(join(dir, 'floor.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE commands (id INTEGER PRIMARY KEY, body TEXT NOT NULL, state TEXT NOT NULL,
+    sent_at TEXT NOT NULL, output TEXT, finished_at TEXT)`);
+  const insert = db.prepare("INSERT INTO commands (id, body, state, sent_at) VALUES (?, ?, 'SENT', ?)");
+  const finish = db.prepare(
+    "UPDATE commands SET state = 'DONE', output = ?, finished_at = ? WHERE id = ? AND state = 'SENT'",
+  );
+  const flush = db.transaction((writes: Write[]) => {
+    for (const w of writes) w.run();
+  });
+  // At most GROUP writes a transaction, the controller's own bound: a burst's first commands go
+  // out (and their answers come back) while the later ones are still being stored.
+  const queue: Write[] = [];
+  let scheduled = false;
+  const next = () => {
+    const group = queue.splice(0, GROUP);
+    flush(group);
+    for (const w of group) w.done();
+    scheduled = queue.length > 0;
+    if (scheduled) setImmediate(next);
+  };
+  const commit = (run: () => void, done: () => void) => {
+    queue.push({ run, done });
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(next);
+    }
+  };
+  return {
+    /** Stores the command, then `sent` sends it. */
+    stored(id: number, body: string, sent: () => void) {
+      commit(() => insert.run(id, body, new Date().toISOString()), sent);
+    },
+    /** Stores the command's outcome, then `answered` takes it. */
+    finished(id: number, output: string, answered: () => void) {
+      commit(() => finish.run(output, new Date().toISOString(), id), answered);
+    },
+  };
+}
+
+const store = STORED && opt.role === 'server' ? commandStore() : undefined;
 
 const rawPublicKey = (key: KeyObject): Buffer =>
   (key.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32);
@@ -159,10 +230,11 @@ async function server(): Promise<void> {
       if (!body || typeof body.seq !== 'number' || body.seq <= conn.seqIn) return;
       conn.seqIn = body.seq;
       const p = pending.get(body.ack as number);
-      if (p) {
-        pending.delete(body.ack as number);
-        p.resolve(Number(process.hrtime.bigint() - p.t0) / 1e6);
-      }
+      if (!p) return;
+      pending.delete(body.ack as number);
+      const answered = () => p.resolve(Number(process.hrtime.bigint() - p.t0) / 1e6);
+      if (store) store.finished(body.ack as number, JSON.stringify(body), answered);
+      else answered();
     });
     ws.on('close', () => {
       if (conn.idx < 0) return;
@@ -188,8 +260,13 @@ async function server(): Promise<void> {
           resolve(ms);
         },
       });
-      const body = { id, seq: ++conn.seqOut, cmd: 'set-rate', user: 'was98kwz', rate: '2M/2M' };
-      conn.ws.send(MAC_KIND ? sealed(body, conn.macKeys!) : signed(body, privateKey));
+      const order = { cmd: 'set-rate', user: 'was98kwz', rate: '2M/2M' };
+      const send = () => {
+        const body = { id, seq: ++conn.seqOut, ...order };
+        conn.ws.send(MAC_KIND ? sealed(body, conn.macKeys!) : signed(body, privateKey));
+      };
+      if (store) store.stored(id, JSON.stringify(order), send);
+      else send();
     });
   const pick = (n: number) => {
     const idx = Array.from(conns.keys());

@@ -6,7 +6,9 @@
 //   2b. the signed floor: scripts/bench-agents-signed-floor.ts, the peer's exchange with an Ed25519
 //      signature on every message (same primitives as the link) and nothing else, at the last step;
 //      the version 3 floor: the same script with `--kind mac`, one HMAC-SHA256 (session keys from
-//      an X25519 exchange per connection) made and checked on every message instead;
+//      an X25519 exchange per connection) made and checked on every message instead; the stored
+//      floor: `--kind stored`, the version 3 floor plus the command's two writes in SQLite (stored
+//      before sent, outcome stored before answered), group-committed, with bare statements;
 //   3. ours: scripts/bench-agents-server.ts (the controller, --expose-gc) and 4 processes of
 //      scripts/bench-agents-clients.ts (127.0.0.10-13, 2,500 real-protocol agents each), grown to
 //      1k/5k/10k with a forced GC and the RSS at each step, then router.ping RTT serial and burst over
@@ -20,7 +22,7 @@
 // The peer needs `ws`: when the kit has none and cannot install it (a read-only directory), it
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
-//     [--skip peer,floor,v3floor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
+//     [--skip peer,floor,v3floor,storedfloor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -53,7 +55,7 @@ const { values: opt } = parseArgs({
     /** Longest wait for a step's connections (a loaded machine handshakes slowly). */
     'connect-seconds': { type: 'string', default: '120' },
     'max-seconds': { type: 'string', default: '570' },
-    /** Comma-separated sections to leave out: package, peer, floor, v3floor, ours, agent. */
+    /** Comma-separated sections to leave out: package, peer, floor, v3floor, storedfloor, ours, agent. */
     skip: { type: 'string', default: '' },
     /** Also write the report (and the raw figures as JSON) to this file. */
     out: { type: 'string' },
@@ -368,6 +370,7 @@ const report: {
   peer?: ServerFigures;
   floor?: ServerFigures;
   macFloor?: ServerFigures;
+  storedFloor?: ServerFigures;
   ours?: ServerFigures;
   agent: AgentFigures;
   notes: string[];
@@ -650,9 +653,16 @@ async function growTo(
 
 // --- 2b. the signed floor ------------------------------------------------------------------------
 
-async function signedFloor(kind: 'signed' | 'mac'): Promise<void> {
+/** The floors: their name in the table, the `--skip` word that leaves them out, where their figures go. */
+const FLOORS = {
+  signed: { name: 'signed floor', skip: 'floor', figures: 'floor' },
+  mac: { name: 'v3 floor', skip: 'v3floor', figures: 'macFloor' },
+  stored: { name: 'stored floor', skip: 'storedfloor', figures: 'storedFloor' },
+} as const;
+
+async function signedFloor(kind: keyof typeof FLOORS): Promise<void> {
   const script = join(ROOT, 'scripts/bench-agents-signed-floor.ts');
-  const name = kind === 'mac' ? 'v3 floor' : 'signed floor';
+  const { name } = FLOORS[kind];
   const { child, info } = await startService(
     process.execPath,
     [
@@ -708,8 +718,7 @@ async function signedFloor(kind: 'signed' | 'mac'): Promise<void> {
       failed: [...state.values()].reduce((a, x) => a + x.failed, 0),
     };
     figures.otherCpu = other();
-    if (kind === 'mac') report.macFloor = figures;
-    else report.floor = figures;
+    report[FLOORS[kind].figures] = figures;
   } finally {
     for (const w of workers) w.send({ stop: true });
     await sleep(500);
@@ -870,6 +879,7 @@ function table(): string {
   add('ws peer', report.peer);
   add('signed floor', report.floor);
   add('v3 floor', report.macFloor);
+  add('stored floor', report.storedFloor);
   add('ticketnet', report.ours);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const fmt = (r: string[]) =>
@@ -889,7 +899,10 @@ function table(): string {
   lines.push(
     ' signed floor = the peer exchange with an Ed25519 signature made and checked on every message;',
   );
-  lines.push(' v3 floor = the same exchange with one HMAC-SHA256 (X25519 + HKDF session keys) per message)');
+  lines.push(' v3 floor = the same exchange with one HMAC-SHA256 (X25519 + HKDF session keys) per message;');
+  lines.push(
+    ' stored floor = the v3 floor with the command stored before it is sent and its answer before it is taken, group-committed in SQLite)',
+  );
 
   const { peer: p, ours: o } = report;
   if (p && o && p.steps.length && o.steps.length) {
@@ -922,6 +935,12 @@ function table(): string {
     if (m) {
       lines.push(
         `  v3 floor / peer: serial p99 ${ratio(m.serial?.p99, p.serial?.p99)}, burst p99 ${ratio(m.burst?.p99, p.burst?.p99)}, bytes/conn ${ratio(m.steps.at(-1)?.bytesPerConn, pp.bytesPerConn)} (lost ${m.serial?.lost ?? '-'} / ${m.burst?.lost ?? '-'})`,
+      );
+    }
+    const st = report.storedFloor;
+    if (st) {
+      lines.push(
+        `  stored floor / peer: serial p99 ${ratio(st.serial?.p99, p.serial?.p99)}, burst p99 ${ratio(st.burst?.p99, p.burst?.p99)} (lost ${st.serial?.lost ?? '-'} / ${st.burst?.lost ?? '-'}); ours / stored floor: serial p99 ${ratio(o.serial?.p99, st.serial?.p99)}, burst p99 ${ratio(o.burst?.p99, st.burst?.p99)}`,
       );
     }
     const f = report.floor;
@@ -969,14 +988,14 @@ function table(): string {
     lines.push(
       `  ours, burst pipelining: first result answered at ${fmtMs(burst.first_done_ms)} ms, last command sent at ${fmtMs(burst.last_sent_ms)} ms`,
     );
-  const noisy = [report.peer, report.floor, report.macFloor, report.ours].some(
+  const noisy = [report.peer, report.floor, report.macFloor, report.storedFloor, report.ours].some(
     (f) => (f?.otherCpu ?? 0) > 0.05,
   );
   if (report.peer || report.ours) {
     const pct = (f?: ServerFigures) =>
       f?.otherCpu === undefined ? '-' : `${(100 * f.otherCpu).toFixed(0)}%`;
     lines.push(
-      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, signed floor ${pct(report.floor)}, v3 floor ${pct(report.macFloor)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
+      `  CPU used by other processes on this machine while measuring: peer ${pct(report.peer)}, signed floor ${pct(report.floor)}, v3 floor ${pct(report.macFloor)}, stored floor ${pct(report.storedFloor)}, ours ${pct(report.ours)}${noisy ? '  (NOISY: run again on a quiet machine)' : ''}`,
     );
   }
 
@@ -1021,9 +1040,9 @@ try {
       exitCode = 1;
     }
   }
-  for (const kind of ['signed', 'mac'] as const) {
-    if (skip.has(kind === 'mac' ? 'v3floor' : 'floor')) continue;
-    const name = kind === 'mac' ? 'v3 floor' : 'signed floor';
+  for (const kind of ['signed', 'mac', 'stored'] as const) {
+    const { name } = FLOORS[kind];
+    if (skip.has(FLOORS[kind].skip)) continue;
     console.error(`bench: the ${name}, ${fmtInt(maxConns)}`);
     try {
       await signedFloor(kind);
