@@ -4,6 +4,7 @@ import { DEFAULT_BANDWIDTH_OPTIONS } from './deps.js';
 import { bandwidthReconcileJob } from './jobs.js';
 import * as m0041 from './migrations/0041-bandwidth.js';
 import * as m0042 from './migrations/0042-bandwidth-digests.js';
+import * as m0074 from './migrations/0074-qoe-notification-preferences.js';
 import { bandwidthRoutes } from './routes.js';
 import { BandwidthService } from './service.js';
 
@@ -19,9 +20,13 @@ export const bandwidthModule = defineModule({
     'bandwidth_throttles',
     'bandwidth_capped_days',
     'bandwidth_alerts',
-    'bandwidth_preferences',
+    'qoe_notification_preferences',
   ],
-  migrations: { '0041-bandwidth': m0041, '0042-bandwidth-digests': m0042 },
+  migrations: {
+    '0041-bandwidth': m0041,
+    '0042-bandwidth-digests': m0042,
+    '0074-qoe-notification-preferences': m0074,
+  },
   provides: ['bandwidth'],
   build: ({ db, clock, logger, options, use }) => {
     const bandwidth = new BandwidthService({

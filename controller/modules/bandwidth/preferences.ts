@@ -1,5 +1,7 @@
-// The manager's switch for bandwidth notifications (`bandwidth_push`) and quiet hours, hours 0 to
-// 23 read in each router's time zone. Absent row: push on, no quiet hours.
+// The manager's notification preferences (`qoe_notification_preferences`, owned here): the switch
+// for bandwidth notifications (`bandwidth_push`), the network-quality switches the qoe module reads
+// and writes through this class, and the quiet hours both follow, hours 0 to 23 read in each
+// router's time zone. Absent row: every push on, no quiet hours.
 import { iso, type Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
 
@@ -24,7 +26,7 @@ export class Preferences {
 
   async get(clientId: string): Promise<BandwidthPreferences> {
     const row = await this.db
-      .selectFrom('bandwidth_preferences')
+      .selectFrom('qoe_notification_preferences')
       .selectAll()
       .where('client_id', '=', clientId)
       .executeTakeFirst();
@@ -35,10 +37,10 @@ export class Preferences {
     };
   }
 
-  /** The network-quality switches; each true when the row or the column is absent. */
+  /** The network-quality switches; each true when the client has no row. */
   async qoeSwitches(clientId: string): Promise<QoePushSwitches> {
     const row = await this.db
-      .selectFrom('bandwidth_preferences')
+      .selectFrom('qoe_notification_preferences')
       .select(['urgent_push', 'daily_report_push', 'usage_alert_push'])
       .where('client_id', '=', clientId)
       .executeTakeFirst();
@@ -67,7 +69,7 @@ export class Preferences {
     };
     const { client_id: _c, bandwidth_push: _b, ...update } = row;
     await this.db
-      .insertInto('bandwidth_preferences')
+      .insertInto('qoe_notification_preferences')
       .values(row)
       .onConflict((oc) => oc.column('client_id').doUpdateSet(update))
       .execute();
@@ -85,7 +87,7 @@ export class Preferences {
     };
     const { client_id: _c, ...update } = row;
     await this.db
-      .insertInto('bandwidth_preferences')
+      .insertInto('qoe_notification_preferences')
       .values(row)
       .onConflict((oc) => oc.column('client_id').doUpdateSet(update))
       .execute();

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { ProgrammeMode } from './programme-rules.js';
 
 /** One router's programme and what the reconciliation last decided and saw (docs/bandwidth.md). */
@@ -95,21 +96,25 @@ export interface BandwidthAlertsTable {
   sent_at: string;
 }
 
-/** Whether the manager gets these notifications by push, and the quiet hours (0–23, router time). */
-export interface BandwidthPreferencesTable {
+/**
+ * The manager's notification preferences, one row per client: the bandwidth switch, the
+ * network-quality switches (the qoe module reads and writes them through this module's service)
+ * and the quiet hours both follow (0–23, router time). 0/1 booleans.
+ */
+export interface QoeNotificationPreferencesTable {
   client_id: string;
   bandwidth_push: number;
   quiet_start: number | null;
   quiet_end: number | null;
-  /** Network-quality switches sharing the row (added by the qoe module's migration; 0/1, default 1). */
-  urgent_push?: number;
-  daily_report_push?: number;
-  usage_alert_push?: number;
+  /** Default 1 (on) when a row is written without them. */
+  urgent_push: Generated<number>;
+  daily_report_push: Generated<number>;
+  usage_alert_push: Generated<number>;
   updated_at: string;
 }
 
 export interface BandwidthTables {
-  bandwidth_preferences: BandwidthPreferencesTable;
+  qoe_notification_preferences: QoeNotificationPreferencesTable;
   bandwidth_programmes: BandwidthProgrammesTable;
   bandwidth_revisions: BandwidthRevisionsTable;
   bandwidth_activity: BandwidthActivityTable;
