@@ -1,5 +1,5 @@
 // The kick's refusals and the action route, behind fake agents: bad bodies, another client's NAS
-// or action, no licence, the wrong kind of token, a session id that names no open session; each
+// (answered as a NAS that does not exist) or action, no licence, the wrong kind of token, a session id that names no open session; each
 // records nothing and sends the router nothing. A kick is the only QoE path that sends a command:
 // alerts and the daily report send none, read or change (the agent's command log is checked).
 import { expect } from 'chai';
@@ -95,6 +95,71 @@ forEachDatabase('qoe kick: refusals and the action route', (database) => {
     });
     expect(res.status).to.equal(401);
     await expectNothing(before);
+  });
+
+  it("answers another client's NAS as a NAS that does not exist, even with the session open there; nothing recorded, queued or sent", async () => {
+    // The user really is on that router: an open accounting session the owner could kick.
+    await t.t.db.db
+      .insertInto('radius_sessions')
+      .values({
+        id: 'rs-ali',
+        client_id: t.client.id,
+        nas_id: a.nasId,
+        ticket_code: 'ali',
+        acct_session_id: '81f00001',
+        started_at: '2026-11-21T07:00:00.000Z',
+        updated_at: '2026-11-21T07:55:00.000Z',
+        stopped_at: null,
+        input_octets: 0,
+        input_gigawords: 0,
+        output_octets: 0,
+        output_gigawords: 0,
+        total_bytes: 0,
+        session_time: 0,
+        terminate_cause: null,
+        framed_ip: '10.5.50.2',
+        calling_station_id: null,
+      })
+      .execute();
+    const queued = async () =>
+      Number(
+        (
+          await t.t.db.db
+            .selectFrom('agent_commands')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('allocation_id', '=', a.allocationId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const queuedBefore = await queued();
+    const sentBefore = t.commandsOf(a).length;
+    const other = await t.t.account('client');
+    await t.license(other.id);
+
+    const unknown = await kick({ nas_id: OTHER_UUID, username: 'ali' }, other.token);
+    expect(unknown.status).to.equal(404);
+    for (const body of [
+      { nas_id: a.nasId, username: 'ali' },
+      { nas_id: a.nasId, username: 'ali', session_id: '81f00001' },
+    ]) {
+      const res = await kick(body, other.token);
+      expect(res.status, JSON.stringify(body)).to.equal(404);
+      // Word for word the answer for a NAS that does not exist: nothing tells the NAS is someone's.
+      expect(res.body, JSON.stringify(body)).to.deep.equal(unknown.body);
+    }
+    expect(unknown.body.error.code).to.equal('NAS_NOT_FOUND');
+
+    // A reconciler pass finds nothing to dispatch either.
+    const admin = await t.t.admin();
+    const run = await t.t.request('POST', '/api/v1/admin/jobs/QOE_KICK_RECONCILE/run', {
+      token: admin.token,
+    });
+    expect(run.status, JSON.stringify(run.body)).to.be.oneOf([200, 202]);
+    expect(await recorded()).to.equal(0);
+    expect(await queued()).to.equal(queuedBefore);
+    expect(t.commandsOf(a).length).to.equal(sentBefore);
+    // The owner's own kick of that session goes through: the refusal was about the tenant alone.
+    expect((await kick({ nas_id: a.nasId, username: 'ali', session_id: '81f00001' })).status).to.equal(202);
   });
 
   it('records a kick as RUNNING, readable by its client only, and queues one command for the router', async () => {
