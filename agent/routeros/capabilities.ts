@@ -33,9 +33,10 @@ export interface RouterCapabilities {
    */
   netwatchProbe: 'tcp-conn' | 'icmp';
   /**
-   * 7.4+: a `type=icmp` netwatch probe sends a series of echoes on the router and prints their
-   * round trips and loss (`rtt-avg`, `rtt-jitter`, `loss-percent`, `sent-count`…); before, netwatch
-   * says only up or down and link quality needs `/ping`.
+   * 7.4+: a `type=icmp` netwatch probe sends a series of echoes on the router and prints the round
+   * trips and loss of its last test (`rtt-avg`, `rtt-min`, `rtt-max`, `rtt-stdev`, `loss-percent`,
+   * `sent-count`…; its `rtt-jitter` is max − min, not the gaps between successive echoes); before,
+   * netwatch says only up or down and link quality needs `/ping`.
    */
   netwatchIcmp: boolean;
   /** Property names that differ between versions. */

@@ -1,6 +1,10 @@
-// Round trip, jitter and loss of the router's Internet link, measured on the router itself: from
-// the ICMP probes of `/tool netwatch` where the version has them (7.4+: they run on the router
-// between two collections, the agent only reads their figures), else by `/ping` at collection time.
+// Round trip, jitter and loss of the router's Internet link, measured on the router itself. Jitter
+// is the mean gap between successive round trips, always from a short `/ping` series: a netwatch
+// ICMP probe (7.4+) prints only min, max, mean, standard deviation and `rtt-jitter`, which is
+// max − min of its last test (RouterOS manual, "Netwatch"), so the gaps cannot be had from it.
+// Where the version has the probes, round trip and loss are theirs (20 echoes a test, run on the
+// router between two collections); before, or while no probe has run, the `/ping` series gives
+// all three.
 import type { RouterCallOptions, RouterConnection } from '../routeros/router-connection.js';
 import { parseRouterOsDuration, parseRouterOsInteger } from '../routeros/ros-values.js';
 
@@ -8,7 +12,7 @@ export interface LinkQuality {
   rtt_ms: number | null;
   jitter_ms: number | null;
   packet_loss_pct: number | null;
-  /** Where the figures come from. */
+  /** Where the round trip and loss come from (jitter always comes from `/ping`). */
   source: 'netwatch' | 'ping';
 }
 
@@ -49,14 +53,20 @@ export function meanGap(series: readonly (readonly number[])[]): number | null {
   return gaps === 0 ? null : round2(sum / gaps);
 }
 
-/** Pings every target from the router (in parallel) and sums up what came back. */
-export async function pingQuality(
+/** The round trips (ms) that came back from one target, and how many echoes went out. */
+export interface PingSeries {
+  sent: number;
+  rtts: number[];
+}
+
+/** Pings every target from the router, in parallel. */
+export async function pingSeries(
   router: RouterConnection,
   targets: readonly string[],
   plan: PingPlan,
   call: RouterCallOptions = {},
-): Promise<LinkQuality> {
-  const series = await Promise.all(
+): Promise<PingSeries[]> {
+  return Promise.all(
     targets.map(async (address) => {
       const replies = await router.write(
         '/ping',
@@ -71,6 +81,10 @@ export async function pingQuality(
       return { sent: parseRouterOsInteger(replies.at(-1)?.sent) ?? replies.length, rtts };
     }),
   );
+}
+
+/** Round trip, jitter and loss of ping series: the mean answer, the mean gap, lost over sent. */
+export function pingFigures(series: readonly PingSeries[]): LinkQuality {
   const sent = series.reduce((n, s) => n + s.sent, 0);
   const all = series.flatMap((s) => s.rtts);
   return {
@@ -81,10 +95,61 @@ export async function pingQuality(
   };
 }
 
+/** Pings every target from the router (in parallel) and sums up what came back. */
+export async function pingQuality(
+  router: RouterConnection,
+  targets: readonly string[],
+  plan: PingPlan,
+  call: RouterCallOptions = {},
+): Promise<LinkQuality> {
+  return pingFigures(await pingSeries(router, targets, plan, call));
+}
+
+export interface LinkQualityPlan {
+  /** The version's netwatch has ICMP probes (`RouterCapabilities.netwatchIcmp`). */
+  netwatchIcmp: boolean;
+  /** Seconds between two probes, the collection interval. */
+  intervalS: number;
+  ping: PingPlan;
+}
+
+/**
+ * One measure of the link. With netwatch ICMP probes that have run: their round trip and loss, and
+ * the jitter of a `/ping` series taken meanwhile (null when that ping fails: the probes' figures
+ * are kept). Otherwise the `/ping` series gives all three.
+ */
+export async function measureLinkQuality(
+  router: RouterConnection,
+  targets: readonly string[],
+  plan: LinkQualityPlan,
+  call: RouterCallOptions = {},
+): Promise<LinkQuality> {
+  if (!plan.netwatchIcmp) return pingQuality(router, targets, plan.ping, call);
+  // Both settle before anything is answered, so a failure leaves no command running behind it.
+  const [probes, ping] = await Promise.all([
+    settle(netwatchQuality(router, targets, plan.intervalS, call)),
+    settle(pingSeries(router, targets, plan.ping, call)),
+  ]);
+  if ('err' in probes) throw probes.err;
+  if (probes.value) {
+    const jitter = 'value' in ping ? meanGap(ping.value.map((s) => s.rtts)) : null;
+    return { ...probes.value, jitter_ms: jitter };
+  }
+  if ('err' in ping) throw ping.err;
+  return pingFigures(ping.value);
+}
+
+const settle = <T>(p: Promise<T>): Promise<{ value: T } | { err: unknown }> =>
+  p.then(
+    (value) => ({ value }),
+    (err: unknown) => ({ err }),
+  );
+
 /**
  * Keeps one ICMP netwatch probe per target (marked, probing every `intervalS`; entries the agent
- * did not make are left alone) and reads their latest figures. Undefined when no probe has run
- * yet: the caller pings instead.
+ * did not make are left alone) and reads the round trip and loss of their latest tests; jitter is
+ * null (their `rtt-jitter` is max − min, not the mean gap). Undefined when no probe has run yet:
+ * the caller pings instead.
  */
 export async function netwatchQuality(
   router: RouterConnection,
@@ -107,7 +172,6 @@ export async function netwatchQuality(
   let lost = 0;
   let weighted = 0;
   let answered = 0;
-  const jitters: number[] = [];
   for (const target of targets) {
     const entry = ours.find((e) => e.comment === `${QOE_NETWATCH_MARK}${target}`);
     if (!entry) {
@@ -136,13 +200,11 @@ export async function netwatchQuality(
       weighted += avg * r;
       answered += r;
     }
-    const jitter = parseRttMs(entry['rtt-jitter']);
-    if (jitter !== undefined) jitters.push(jitter);
   }
   if (sent === 0) return undefined;
   return {
     rtt_ms: answered === 0 ? null : round2(weighted / answered),
-    jitter_ms: jitters.length === 0 ? null : round2(jitters.reduce((a, b) => a + b, 0) / jitters.length),
+    jitter_ms: null,
     packet_loss_pct: round2((100 * lost) / sent),
     source: 'netwatch',
   };

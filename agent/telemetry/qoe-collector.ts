@@ -8,7 +8,7 @@ import { errorFields, type AgentLogger } from '../logger.js';
 import { readCapabilities } from '../routeros/read-facts.js';
 import type { RouterConnection } from '../routeros/router-connection.js';
 import type { Outbox } from '../state/outbox.js';
-import { netwatchQuality, pingQuality, type LinkQuality, type PingPlan } from './link-quality.js';
+import { measureLinkQuality, type LinkQuality, type PingPlan } from './link-quality.js';
 import { ConsumerMeter, type TopConsumer } from './top-consumers.js';
 import { readWanCounters, type WanCounters } from './wan-counters.js';
 
@@ -39,7 +39,7 @@ export interface QoeCollectorOptions {
   logger: AgentLogger;
   intervalMs?: number;
   targets?: readonly string[];
-  /** Echoes per target when pinging (default 5, 200 ms apart). */
+  /** Echoes per target of the `/ping` series (default 5, 200 ms apart), jitter's source on every version. */
   ping?: PingPlan;
   now?: () => Date;
 }
@@ -130,15 +130,15 @@ export class QoeCollector {
     };
   }
 
+  /** Netwatch ICMP probes where the capability table has them (7.4+), `/ping` for jitter always. */
   async #quality(targets: readonly string[]): Promise<LinkQuality> {
     const { router } = this.#o;
     const caps = await readCapabilities(router);
-    if (caps?.netwatchIcmp) {
-      const seconds = Math.round(this.intervalMs / 1000);
-      const read = await netwatchQuality(router, targets, seconds);
-      if (read) return read;
-    }
-    return pingQuality(router, targets, this.#o.ping ?? DEFAULT_PING);
+    return measureLinkQuality(router, targets, {
+      netwatchIcmp: caps?.netwatchIcmp ?? false,
+      intervalS: Math.round(this.intervalMs / 1000),
+      ping: this.#o.ping ?? DEFAULT_PING,
+    });
   }
 
   /** WAN bits per second since the previous point; none the first time or after a counter reset. */

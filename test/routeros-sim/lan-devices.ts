@@ -16,7 +16,7 @@
 //   the host answers at all; `status` becomes up or down and `since` the time of the change;
 // - `type=icmp` (7.4+) sends `packet-count` echoes (default 10) and prints what came back:
 //   sent-count, response-count, loss-count, loss-percent and rtt-avg, rtt-min, rtt-max, rtt-jitter
-//   (largest minus smallest), rtt-stdev; a host past the WAN answers over the router's Internet
+//   (largest minus smallest of the test: "jitter ( = max - min) of round trip time"), rtt-stdev; a host past the WAN answers over the router's Internet
 //   link (wan-link.ts). The probe is down when nothing came back, or when the average or the loss
 //   passes `thr-avg` (default 100ms) or `thr-loss-percent` (default 85%), as the manual warns for
 //   slow links (sim assumption: the other thresholds are not modelled).

@@ -14,6 +14,11 @@ export interface WanLinkProfile {
   spreadMs: number;
   /** Percent of echoes lost, 0 to 100. */
   lossPct: number;
+  /**
+   * Round trips (ms) the echoes take in turn from the moment the profile is set, in place of the
+   * spread around `rttMs` (sim assumption: for a test that must know every echo).
+   */
+  sequenceMs?: readonly number[];
 }
 
 /** A geostationary satellite link (a dish for a remote site). */
@@ -24,21 +29,39 @@ export type Echo = number | null;
 
 export class WanLink {
   #sent = 0;
+  #profile: WanLinkProfile | undefined;
+  /** Echoes answered since the profile was set (the position in its sequence). */
+  #answered = 0;
 
   constructor(
     private readonly rng: Prng,
-    /** Changeable while the router runs (the dish's link gets worse, a storm passes). */
-    public profile: WanLinkProfile | undefined,
-  ) {}
+    profile: WanLinkProfile | undefined,
+  ) {
+    this.#profile = profile;
+  }
+
+  /** Changeable while the router runs (the dish's link gets worse, a storm passes). */
+  get profile(): WanLinkProfile | undefined {
+    return this.#profile;
+  }
+
+  set profile(profile: WanLinkProfile | undefined) {
+    this.#profile = profile;
+    this.#answered = 0;
+  }
 
   /** The next echo over the link. */
   echo(): Echo {
     this.#sent++;
-    const p = this.profile;
+    const p = this.#profile;
     if (!p) return this.rng.int(800, 45_000);
     if (p.lossPct > 0 && this.#sent % Math.round(100 / p.lossPct) === 0) return null;
-    const us = Math.round((p.rttMs + (this.rng.next() * 2 - 1) * p.spreadMs) * 1000);
-    return Math.max(1, us);
+    const sequence = p.sequenceMs;
+    const ms =
+      sequence && sequence.length > 0
+        ? sequence[this.#answered++ % sequence.length]!
+        : p.rttMs + (this.rng.next() * 2 - 1) * p.spreadMs;
+    return Math.max(1, Math.round(ms * 1000));
   }
 }
 
@@ -51,7 +74,7 @@ export interface EchoStats {
   min?: number;
   avg?: number;
   max?: number;
-  /** Largest minus smallest round trip. */
+  /** Largest minus smallest round trip, as RouterOS defines `rtt-jitter` (its manual: "max - min"). */
   jitter?: number;
   stdev?: number;
 }

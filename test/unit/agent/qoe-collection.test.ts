@@ -1,10 +1,16 @@
 // The pure rules of the agent's network-quality collection: round trips as RouterOS prints them,
-// jitter as the mean gap between successive round trips, the settings, and which versions measure
-// with netwatch ICMP probes.
+// jitter as the mean gap between successive round trips (never netwatch's max − min), the settings,
+// and which versions measure with netwatch ICMP probes.
 import { expect } from 'chai';
 import { ConfigError } from '../../../agent/config.js';
 import { capabilitiesFor } from '../../../agent/routeros/capabilities.js';
-import { meanGap, parseRttMs } from '../../../agent/telemetry/link-quality.js';
+import type { RouterConnection } from '../../../agent/routeros/router-connection.js';
+import {
+  QOE_NETWATCH_MARK,
+  meanGap,
+  measureLinkQuality,
+  parseRttMs,
+} from '../../../agent/telemetry/link-quality.js';
 import { qoeSettings } from '../../../agent/telemetry/qoe-settings.js';
 
 describe('agent network-quality rules', () => {
@@ -69,5 +75,40 @@ describe('agent network-quality rules', () => {
     ];
     for (const [version, netwatch] of table)
       expect(capabilitiesFor(version).netwatchIcmp, version).to.equal(netwatch);
+  });
+
+  it("keeps the probes' round trip and loss with a null jitter when the /ping fails, never their max − min", async () => {
+    const probe = {
+      '.id': '*1',
+      comment: `${QOE_NETWATCH_MARK}1.1.1.1`,
+      interval: '60s',
+      'sent-count': '20',
+      'response-count': '19',
+      'rtt-avg': '600ms',
+      'rtt-jitter': '40ms',
+    };
+    const pings: string[] = [];
+    /** A router whose netwatch holds `entries` and whose /ping is refused. */
+    const router = (entries: Record<string, string>[]) =>
+      ({
+        print: async () => entries,
+        add: async () => '*2',
+        write: async (path: string) => {
+          pings.push(path);
+          throw new Error('ping refused');
+        },
+      }) as unknown as RouterConnection;
+    const plan = { netwatchIcmp: true, intervalS: 60, ping: { count: 5, intervalMs: 200 } };
+    expect(await measureLinkQuality(router([probe]), ['1.1.1.1'], plan)).to.deep.equal({
+      rtt_ms: 600,
+      jitter_ms: null,
+      packet_loss_pct: 5,
+      source: 'netwatch',
+    });
+    expect(pings).to.deep.equal(['/ping']);
+    // Without the probes' figures, the /ping's failure is the measure's.
+    let failure: unknown;
+    await measureLinkQuality(router([]), ['1.1.1.1'], plan).catch((err: unknown) => (failure = err));
+    expect((failure as Error | undefined)?.message).to.equal('ping refused');
   });
 });
