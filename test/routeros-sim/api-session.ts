@@ -109,7 +109,18 @@ export class ApiSession {
       this.trap(req.tag, new RosTrap(failure.message, failure.category));
       return;
     }
+    if (this.sim.faults.itemGoneFor(req.path)) this.removeNamedItems(req);
     await this.run(req);
+  }
+
+  /** The itemGone fault: what the command names leaves its menu first, so the command finds nothing. */
+  private removeNamedItems(req: CommandRequest): void {
+    const table = this.sim.state.menu(req.path.slice(0, req.path.lastIndexOf('/')));
+    if (!table) return;
+    for (const ref of (req.attrs.get('.id') ?? req.attrs.get('numbers') ?? '').split(',')) {
+      const rec = table.resolve(ref);
+      if (rec) table.delete(rec);
+    }
   }
 
   private async run(req: CommandRequest): Promise<void> {

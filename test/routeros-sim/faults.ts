@@ -16,6 +16,9 @@
 // |                     | `!fatal` (router shutting down) and is closed                          |
 // | failCommand         | a command path traps (API and scripts); `afterCalls` lets N through,   |
 // |                     | `times` stops trapping after N traps                                   |
+// | itemGone            | the items an API command names (`.id`, `numbers`) leave their menu    |
+// |                     | just before it runs (a lease the DHCP server dropped meanwhile): the   |
+// |                     | command answers as RouterOS does for them, `!trap` "no such item"      |
 // | outOfFlash          | free-hdd-space 0, backups trap "not enough space"                      |
 // | loseBackup          | backup answers !done, no file                                          |
 // | emptyBackup         | backup file of 0 bytes                                                 |
@@ -48,6 +51,11 @@ export interface FailCommandFault {
   times?: number;
 }
 
+export interface ItemGoneFault {
+  /** Full command path naming an item of its menu, e.g. "/ip/dhcp-server/lease/make-static". */
+  path: string;
+}
+
 export interface Faults {
   /** Close each new API connection right after accept; 'reset' sends an RST instead of a FIN. */
   refuseConnections?: boolean | 'reset';
@@ -65,6 +73,8 @@ export interface Faults {
   fatalAfter?: number | { commands: number; message?: string };
   /** Make a command trap instead of running. */
   failCommand?: FailCommandFault | FailCommandFault[];
+  /** The items these API commands name are removed from their menu right before the command runs. */
+  itemGone?: ItemGoneFault | ItemGoneFault[];
   /** free-hdd-space reads 0 and /system/backup/save traps "not enough space". */
   outOfFlash?: boolean;
   /** Backup reported done but the file never appears. */
@@ -104,6 +114,7 @@ const KNOWN: ReadonlySet<string> = new Set([
   'afterCommands',
   'fatalAfter',
   'failCommand',
+  'itemGone',
   'outOfFlash',
   'loseBackup',
   'emptyBackup',
@@ -240,6 +251,13 @@ export class FaultController extends EventEmitter {
     const after = match.afterCalls ?? 0;
     if (seen <= after || (match.times !== undefined && seen > after + match.times)) return undefined;
     return match;
+  }
+
+  /** Whether the items this command names must be gone before it runs (itemGone). */
+  itemGoneFor(commandPath: string): boolean {
+    const f = this.current.itemGone;
+    const list = f === undefined ? [] : Array.isArray(f) ? f : [f];
+    return list.some((x) => x.path === commandPath);
   }
 
   /** Whether one more hotspot-user removal may take effect (and counts it). */

@@ -68,6 +68,8 @@ export interface LiveSiteOptions {
   hello?: boolean;
   /** The link features the agent names in its hello (default this build's: an older agent's). */
   features?: readonly string[];
+  /** Where the agent reaches the controller (default the controller's own address): a relay a test can cut. */
+  controllerUrl?: string;
 }
 
 export interface LiveSite {
@@ -147,7 +149,7 @@ export async function startLiveStack(
       const start = () =>
         startLoopbackAgent({
           stateDir,
-          controllerUrl: baseUrl,
+          controllerUrl: o.controllerUrl ?? baseUrl,
           enrolCode: enrolment.code,
           router: { port: sim.port, password: SIM_PASSWORD, ...(o.host ? { host: o.host } : {}) },
           relay: o.relay,

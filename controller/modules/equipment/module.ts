@@ -6,6 +6,7 @@ import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
 import * as m0050 from './migrations/0050-equipment.js';
 import { relayMiddleware } from './relay.js';
+import { relayIdCheck } from './relay-id-check.js';
 import { RelayPool } from './relay-pool.js';
 import { equipmentRoutes } from './routes.js';
 import { topologyBlock } from './topology-block.js';
@@ -103,6 +104,7 @@ export const equipmentModule = defineModule({
       jobs: [equipmentMonitorJob({ watch })],
       beforeBodyParser: [
         accessHostMiddleware({ ...relayDeps, domain: access.domain, key: access.key, clock }),
+        relayIdCheck(relayDeps),
         relayMiddleware(relayDeps),
       ],
     };

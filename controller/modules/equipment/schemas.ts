@@ -40,10 +40,12 @@ export const syncBody = z.object({
   pushNat: z.boolean().optional(),
 });
 
-export const monitorBody = z.object({ enabled: z.boolean() });
+// Strict: a field this route does not take is refused rather than dropped, so a misspelt or
+// misplaced flag never passes for a request that changed something.
+export const monitorBody = z.strictObject({ enabled: z.boolean() });
 
 /** Which router's management ports to open: the topology's PRIMARY when no serial is given. */
-export const webAccessBody = z.object({ router_serial: serial.optional() });
+export const webAccessBody = z.strictObject({ router_serial: serial.optional() });
 
 export const deviceParams = z.object({ id: z.uuid() });
 

@@ -108,6 +108,32 @@ describe('routeros-sim faults', () => {
     await api.close();
   });
 
+  it('itemGone: the item a command names is gone when it runs, which traps "no such item"', async () => {
+    const api = await connectApi(sim);
+    const leases = sim.state.table('/ip/dhcp-server/lease');
+    const lease = leases.insert({
+      address: '192.168.88.50',
+      'mac-address': '24:A4:3C:00:00:50',
+      dynamic: 'true',
+    });
+    const [seen] = await api.write('/ip/dhcp-server/lease/print', ['?address=192.168.88.50']);
+    sim.faults.set({ itemGone: { path: '/ip/dhcp-server/lease/make-static' } });
+    const msg = await api.write('/ip/dhcp-server/lease/make-static', [`=.id=${seen!['.id']}`]).then(
+      () => 'resolved',
+      (e: Error) => e.message,
+    );
+    expect(msg).to.equal('no such item');
+    expect(leases.get(lease.id)).to.equal(undefined);
+    // other commands of the menu run as usual
+    const added = await api.write('/ip/dhcp-server/lease/add', [
+      '=address=192.168.88.51',
+      '=mac-address=24:A4:3C:00:00:51',
+    ]);
+    expect(leases.findBy('address', '192.168.88.51')).not.to.equal(undefined);
+    expect(added).to.be.an('array');
+    await api.close();
+  });
+
   it('outOfFlash: free-hdd-space 0 and backup traps "not enough space"', async () => {
     const api = await connectApi(sim);
     sim.faults.set({ outOfFlash: true });
