@@ -31,6 +31,8 @@ const { values: opt } = parseArgs({
     // for profiling one cell: --pages small --in-flight 1
     pages: { type: 'string', default: 'small,large' },
     'in-flight': { type: 'string', default: '1,16' },
+    // for profiling the relay alone: --paths relay (the added figures need direct too)
+    paths: { type: 'string', default: 'direct,relay,pipes' },
     split: { type: 'boolean', default: false },
     // with --split: a CPU profile of the site's and the client's processes, written to this directory
     'cpu-prof': { type: 'string' },
@@ -39,6 +41,7 @@ const { values: opt } = parseArgs({
 const SECONDS = Number(opt.seconds);
 const PAGES = opt.pages.split(',') as ('small' | 'large')[];
 const IN_FLIGHT = opt['in-flight'].split(',').map(Number);
+const PATHS = new Set(opt.paths.split(','));
 const SERIAL = '48A98A0BE4C1';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -190,28 +193,47 @@ async function main(): Promise<void> {
             ? { run, all: here, controller: 0, site: 0, client: 0 }
             : { run, all: here + site + micros(run.cpu), controller: here, site, client: micros(run.cpu) };
         };
-        const direct = await measure(pieces.devicePort, `/${page}`);
-        const relayed = await measure(controllerPort, relayPath(page), stack.client.token);
-        const piped = await measure(await pieces.pipes(), `/${page}`);
-        for (const [name, r] of [
-          ['direct', direct.run],
-          ['relay', relayed.run],
-          ['pipes', piped.run],
+        type Measured = Awaited<ReturnType<typeof measure>>;
+        const direct = PATHS.has('direct') ? await measure(pieces.devicePort, `/${page}`) : undefined;
+        const relayed = PATHS.has('relay')
+          ? await measure(controllerPort, relayPath(page), stack.client.token)
+          : undefined;
+        const piped = PATHS.has('pipes') ? await measure(await pieces.pipes(), `/${page}`) : undefined;
+        for (const [name, m] of [
+          ['direct', direct],
+          ['relay', relayed],
+          ['pipes', piped],
         ] as const) {
+          if (!m) continue;
+          const r = m.run;
           console.log(
             `${page.padEnd(6)} ${String(inFlight).padStart(9)}  ${name.padEnd(6)} ${fmt(r.requests / r.seconds, 0).padStart(7)} ${fmt(pct(r.latencies, 50)).padStart(9)} ${fmt(pct(r.latencies, 99)).padStart(8)} ${fmt(r.bytes / r.seconds / 1e6).padStart(7)}`,
           );
         }
+        const rate = (r: Run) => r.bytes / r.seconds;
+        const perMb = (us: number, r: Run) => us / 1000 / (r.bytes / 1e6);
+        // CPU per request of each piece, ms (steadier than latency under load)
+        const perRequest = (m: Measured) =>
+          oneProcess
+            ? ''
+            : ` [controller ${fmt(m.controller / 1000 / m.run.requests, 3)}, site ${fmt(m.site / 1000 / m.run.requests, 3)}, client ${fmt(m.client / 1000 / m.run.requests, 3)}]`;
+        for (const [name, m] of [
+          ['direct', direct],
+          ['relay', relayed],
+          ['pipes', piped],
+        ] as const) {
+          if (!m) continue;
+          console.log(
+            `${' '.repeat(18)}${name} CPU ${fmt(m.all / 1000 / m.run.requests, 3)} ms/request${perRequest(m)}; load ${loadAverage()}`,
+          );
+        }
+        if (!direct || !relayed || !piped) continue;
         const added50 = pct(relayed.run.latencies, 50) - pct(direct.run.latencies, 50);
         const added99 = pct(relayed.run.latencies, 99) - pct(direct.run.latencies, 99);
-        const rate = (r: Run) => r.bytes / r.seconds;
         const ratio = rate(relayed.run) / rate(direct.run);
-        // CPU per relayed request and per MB, every piece counted (steadier than latency under load);
         // the direct path's own CPU per MB is the floor
-        const cpuMs = relayed.all / 1000 / relayed.run.requests;
-        const perMb = (us: number, r: Run) => us / 1000 / (r.bytes / 1e6);
         console.log(
-          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}; relay CPU ${fmt(cpuMs)} ms/request; load ${loadAverage()}`,
+          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}`,
         );
         const pieceMb = oneProcess
           ? ''

@@ -17,7 +17,8 @@ export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      // a middleware that answered by itself (`ctx.respond` false) may answer 404 without a body
+      if (ctx.status === 404 && ctx.body === undefined && ctx.respond !== false) {
         throw new AppError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
       }
     } catch (raw) {

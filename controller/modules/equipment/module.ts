@@ -22,8 +22,13 @@ const RELAY_TIMEOUT_MS = 30_000;
  * (and Node's) keep theirs, so the relay seldom reuses one the device is closing (docs/decisions.md).
  */
 const RELAY_KEEP_IDLE_MS = 4_000;
-/** Idle connections kept per device: what a browser opens to one host (six). */
-const RELAY_KEEP_PER_DEVICE = 6;
+/**
+ * Idle connections kept per device: as many as one link carries streams (16). Fewer made a burst
+ * close the rest as each answer ended and open new ones for the next requests (a stream opening
+ * and closing both ways, two TCP connections on the site); the agent's refusal of a stream while
+ * idle ones hold its places closes those (relay.ts), so keeping them costs no other device a place.
+ */
+const RELAY_KEEP_PER_DEVICE = 16;
 
 /** How long a request waits for the agent to run a router change or read. */
 const COMMAND_WAIT_MS = 20_000;

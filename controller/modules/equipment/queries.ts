@@ -1,5 +1,44 @@
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { PreparedStatement, slot } from '../../db/prepared-statement.js';
 import type { EquipmentDevicesTable } from './tables.js';
+
+/** What the relay checks and needs of a device, read on every relayed request. */
+export type RelayRow = Pick<
+  EquipmentDevicesTable,
+  | 'status'
+  | 'needs_revalidation'
+  | 'hardware_reason'
+  | 'allocation_id'
+  | 'router_serial'
+  | 'dstnat_port'
+  | 'lan_ip'
+  | 'service_port'
+  | 'service_protocol'
+>;
+
+// Compiled once: building and compiling the query cost more than SQLite takes to answer it.
+export type RelayStatement = PreparedStatement<RelayRow>;
+
+export const relayRowStatement = (db: Db): RelayStatement =>
+  new PreparedStatement(
+    db
+      .selectFrom('equipment_devices')
+      .select([
+        'status',
+        'needs_revalidation',
+        'hardware_reason',
+        'allocation_id',
+        'router_serial',
+        'dstnat_port',
+        'lan_ip',
+        'service_port',
+        'service_protocol',
+      ])
+      .where('client_id', '=', slot(0))
+      .where('id', '=', slot(1))
+      .compile() as CompiledQuery<RelayRow>,
+  );
 
 export const insertDevice = (db: Db, row: EquipmentDevicesTable) =>
   db.insertInto('equipment_devices').values(row).execute();

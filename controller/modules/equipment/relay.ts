@@ -45,14 +45,20 @@ export interface RelayDeps {
   timeoutMs: number;
 }
 
+/** Statuses whose answer never has a body (RFC 9110 §15.3.5, §15.3.6, §15.4.5). */
+const NO_BODY = new Set([204, 205, 304]);
+
 /** Methods a request may be sent again for, when it carries no body (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
-function forwardable(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
+/** The request's headers the device gets: ours and hop-by-hop ones left out, `host` the device's. */
+function forwardable(headers: IncomingHttpHeaders, host: string): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value !== undefined && !HOP.has(name)) out[name] = value;
   }
+  out.host = host;
   return out;
 }
 
@@ -60,10 +66,14 @@ const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined ||
   (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
 
+/** How the request log names a relayed request: never its path, which is the device's business. */
+const ROUTE = `${EQUIPMENT_BASE}/access/:deviceId/*`;
+
 export function relayMiddleware(deps: RelayDeps): Middleware {
   return async (ctx: Context, next: Next) => {
     const match = PATH.exec(ctx.path);
     if (!match) return next();
+    (ctx as { _matchedRoute?: string })._matchedRoute = ROUTE;
     const principal = await authenticate(ctx, deps);
     await openAndRelay(
       ctx,
@@ -108,6 +118,39 @@ async function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrinc
   return principal;
 }
 
+/**
+ * The device's answer as the response, streamed (its backpressure reaches the device), without
+ * Koa's own answering (`ctx.respond` false): a stream body costs Koa a pipeline, an abort signal
+ * and finish listeners per request. The device's headers go as it sent them, minus hop-by-hop ones.
+ */
+function answer(ctx: Context, res: IncomingMessage): void {
+  const out = ctx.res;
+  ctx.respond = false;
+  ctx.status = res.statusCode ?? 502;
+  if (out.destroyed) {
+    res.destroy();
+    return;
+  }
+  const headers = res.headers;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !HOP.has(name)) out.setHeader(name, value);
+  }
+  // as Koa answered a stream body: typed as bytes unless the device says otherwise (nothing for an
+  // answer that has no body)
+  if (headers['content-type'] === undefined && !NO_BODY.has(ctx.status)) {
+    out.setHeader('content-type', 'application/octet-stream');
+  }
+  // the device's connection breaks mid-answer: so does ours (the browser sees it cut, never whole)
+  res.once('error', () => out.destroy());
+  res.once('aborted', () => out.destroy());
+  // the browser went before the end: the device's connection is not kept (it is mid-answer)
+  out.once('close', () => {
+    if (!res.complete) res.destroy();
+  });
+  res.pipe(out);
+}
+
 // The agent could not connect to the router's forward (its answer to the stream's opening).
 function notOpened(err: Error): err is StreamOpenError {
   return err instanceof StreamOpenError && (err.reason === 'refused' || err.reason === 'timeout');
@@ -130,15 +173,11 @@ function relay(
 ): Promise<'sent' | 'stale'> {
   const search = querystring ? `?${querystring}` : '';
   return new Promise<'sent' | 'stale'>((resolve, reject) => {
-    const upstream: ClientRequest = httpRequest({
-      ...options,
-      method: ctx.method,
-      path: `${path}${search}`,
-      headers: {
-        ...forwardable(ctx.req.headers),
-        host: `${target.lanIp}:${target.servicePort}`,
-      },
-    });
+    // the pool's options object is this request's own: completed in place, not copied
+    options.method = ctx.method;
+    options.path = `${path}${search}`;
+    options.headers = forwardable(ctx.req.headers, `${target.lanIp}:${target.servicePort}`);
+    const upstream: ClientRequest = httpRequest(options);
     const onAborted = () => upstream.destroy();
     const timer = setTimeout(() => {
       upstream.destroy();
@@ -146,12 +185,8 @@ function relay(
     }, timeoutMs);
     upstream.once('response', (res) => {
       clearTimeout(timer);
-      ctx.body = res;
-      ctx.status = res.statusCode ?? 502;
-      // after the body: Koa types a stream body itself, the device's own headers win
-      for (const [name, value] of Object.entries(res.headers)) {
-        if (value !== undefined && !HOP.has(name)) ctx.set(name, value as string | string[]);
-      }
+      ctx.req.off('aborted', onAborted);
+      answer(ctx, res);
       resolve('sent');
     });
     upstream.once('error', (err) => {

@@ -33,6 +33,7 @@ export class EquipmentService {
   readonly owners: RouterOwners;
   readonly pins: DevicePins;
   readonly #closers: (() => void)[] = [];
+  readonly #relayRow: q.RelayStatement;
 
   constructor(
     private readonly db: Db,
@@ -44,6 +45,7 @@ export class EquipmentService {
   ) {
     this.owners = new RouterOwners(deps.allocations, deps.nas);
     this.pins = new DevicePins(db, clock, deps, options);
+    this.#relayRow = q.relayRowStatement(db);
   }
 
   /** Registers what the module holds open (the web access ports), closed by `close`. */
@@ -264,10 +266,12 @@ export class EquipmentService {
    */
   async relayTarget(clientId: string, id: string) {
     // both reads at once (they only need the tenant): one database round trip of wait, not two
-    const [row, allocations] = await Promise.all([
-      this.device(clientId, id),
+    const [rows, allocations] = await Promise.all([
+      this.#relayRow.run(this.db, [clientId, id]),
       this.deps.allocations.list(clientId),
     ]);
+    const row = rows.rows[0];
+    if (!row) throw new AppError('DEVICE_NOT_FOUND', 'No device with this id');
     if (row.status !== 'ACTIVE') {
       throw new AppError('DEVICE_NOT_ACTIVE', 'The access to this device is not in place on its router');
     }
