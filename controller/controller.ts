@@ -130,8 +130,12 @@ export async function createController(options: ControllerOptions): Promise<Cont
   const secrets = SecretBox.fromBase64(
     config.secretsKey ?? loadOrCreateSecret(config.dataDir, 'secrets-key', SecretBox.newKeyText),
   );
+  const credentialFailures = config.authFailureQuota
+    ? new RateLimiter(config.authFailureQuota, clock)
+    : undefined;
   const built = await buildModules(
     {
+      ...(credentialFailures ? { credentialFailures } : {}),
       db: database.db,
       caps: database.caps,
       ...(database.listen ? { listen: database.listen } : {}),
@@ -157,7 +161,7 @@ export async function createController(options: ControllerOptions): Promise<Cont
       ...(config.moneyQuota
         ? { money: new RateLimiter(config.moneyQuota, clock, 'CLICK_SPAM_PROTECTION') }
         : {}),
-      ...(config.authFailureQuota ? { credentials: new RateLimiter(config.authFailureQuota, clock) } : {}),
+      ...(credentialFailures ? { credentials: credentialFailures } : {}),
     },
   );
   built.routes(api);

@@ -10,6 +10,7 @@ import type { DialectCapabilities } from '../db/capabilities.js';
 import type { Db } from '../db/database.js';
 import type { DbListen } from '../db/db-listener.js';
 import type { Api } from '../http/api.js';
+import type { RateLimiter } from '../http/rate-limiter.js';
 import type { JobDefinition } from '../jobs/scheduler.js';
 import type { Logger } from '../logger.js';
 import type { ControllerOptions, Services } from './registry.js';
@@ -28,6 +29,11 @@ export interface ModuleContext {
   options: ControllerOptions;
   /** The URL agents are told to connect to (known once the controller listens). */
   publicUrl: () => string;
+  /**
+   * Failed credentials per client address (when a quota is configured): the Api's routes count
+   * theirs here, and so must a module's own middleware that checks a bearer.
+   */
+  credentialFailures?: RateLimiter;
   /**
    * A service of a module listed earlier in the registry: during `build`, asking for one listed
    * later, or for one no module provides, throws at start-up (the list's order is the order of

@@ -6,7 +6,6 @@ import { DeviceWatch } from './device-watch.js';
 import { equipmentMonitorJob } from './jobs.js';
 import * as m0050 from './migrations/0050-equipment.js';
 import { relayMiddleware } from './relay.js';
-import { relayIdCheck } from './relay-id-check.js';
 import { RelayPool } from './relay-pool.js';
 import { equipmentRoutes } from './routes.js';
 import { topologyBlock } from './topology-block.js';
@@ -41,7 +40,7 @@ export const equipmentModule = defineModule({
   tables: ['equipment_devices'],
   migrations: { '0050-equipment': m0050 },
   provides: ['equipment'],
-  build: ({ db, caps, clock, logger, config, options, use }) => {
+  build: ({ db, caps, clock, logger, config, options, use, credentialFailures }) => {
     const log = logger.child({ module: 'equipment' });
     const deps = {
       allocations: use('allocations'),
@@ -57,6 +56,12 @@ export const equipmentModule = defineModule({
     });
     const checks = new DeviceChecks(db, clock, equipment.owners, equipment.pins);
     const watch = new DeviceWatch(db, log, deps, equipment.pins);
+    const pool = new RelayPool({
+      hub: use('hub'),
+      idleMs: options.equipment?.relayKeepIdleMs ?? RELAY_KEEP_IDLE_MS,
+      maxIdlePerDevice: RELAY_KEEP_PER_DEVICE,
+    });
+    equipment.onClose(() => pool.destroy());
     const idleMs = options.equipment?.webAccessIdleMs ?? WEB_ACCESS_IDLE_MS;
     const gates = new WebAccessGates({
       hub: use('hub'),
@@ -64,6 +69,7 @@ export const equipmentModule = defineModule({
       ports: config.webAccessPorts,
       idleMs,
       logger: log,
+      releaseIdle: (allocationId) => pool.closeIdle(allocationId),
     });
     equipment.onClose(() => gates.close());
     const webAccess = new WebAccessService({
@@ -86,16 +92,11 @@ export const equipmentModule = defineModule({
         .then(({ clientId }) => watch.resume(clientId, allocationId))
         .catch((err: unknown) => log.warn({ err: String(err), allocationId }, 'equipment resume failed'));
     });
-    const pool = new RelayPool({
-      hub: use('hub'),
-      idleMs: options.equipment?.relayKeepIdleMs ?? RELAY_KEEP_IDLE_MS,
-      maxIdlePerDevice: RELAY_KEEP_PER_DEVICE,
-    });
-    equipment.onClose(() => pool.destroy());
     const relayDeps = {
       equipment,
       pool,
       authenticate: use('accounts').authenticate,
+      ...(credentialFailures ? { credentialFailures } : {}),
       timeoutMs: options.equipment?.relayTimeoutMs ?? RELAY_TIMEOUT_MS,
     };
     const access = {
@@ -109,7 +110,6 @@ export const equipmentModule = defineModule({
       jobs: [equipmentMonitorJob({ watch })],
       beforeBodyParser: [
         accessHostMiddleware({ ...relayDeps, domain: access.domain, key: access.key, clock }),
-        relayIdCheck(relayDeps),
         relayMiddleware(relayDeps),
       ],
     };

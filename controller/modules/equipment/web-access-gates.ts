@@ -49,6 +49,11 @@ export interface WebAccessGatesOptions {
   /** A grant with no byte through it for this long closes. */
   idleMs: number;
   logger: Logger;
+  /**
+   * Closes the device connections the relay keeps idle on this router's link: they hold places of
+   * the link's bounded streams, which a management connection must not be refused for.
+   */
+  releaseIdle?: (allocationId: string) => void;
 }
 
 /** `::ffff:10.0.0.1` and `10.0.0.1` are one source. */
@@ -190,6 +195,8 @@ export class WebAccessGates {
       );
       return void socket.resetAndDestroy();
     }
+    // the closings go out on the link before this opening (one ordered link)
+    this.options.releaseIdle?.(grant.allocationId);
     const stream = this.options.hub.openStream(grant.allocationId, routerPort);
     if (!stream) return void socket.destroy();
     grant.sockets.add(socket);

@@ -1,10 +1,12 @@
 // The relay checks every request against the data as it is now, also on a connection to the device
 // kept from the request before: a device no longer ACTIVE or needing revalidation, an account
 // disabled and a router slot revoked are refused on the very next request, and served again once
-// the data allows it.
+// the data allows it. Guessed bearers count against the address as on every API route, and the
+// connections the relay keeps never cost a management port its stream of the link.
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { iso, systemClock } from '../../../controller/core/clock.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { freePortBlock } from '../../support/free-port.js';
@@ -12,6 +14,28 @@ import { startLiveStack, type LiveSite, type LiveStack } from '../../support/liv
 
 const SERIAL = '48A98A0E7020';
 const BASE = '/api/v1/clients/topology';
+/** Failed credentials an address may present in the window. */
+const FAILURES = 3;
+
+/** What an SSH server says first, through a management port, or how the connection ended. */
+function banner(address: string): Promise<string> {
+  const [host, port] = address.split(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host: host!, port: Number(port) });
+    let got = '';
+    const done = (v: string) => {
+      socket.destroy();
+      resolve(v);
+    };
+    socket.on('data', (c: Buffer) => {
+      got += c.toString('latin1');
+      if (got.includes('\n')) done(got);
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+    socket.on('close', () => done(got || 'CLOSED'));
+    setTimeout(() => done(got || 'SILENT'), 3000);
+  });
+}
 
 forEachDatabase('client equipment relay: every request checked on a kept connection', (database) => {
   let stack: LiveStack;
@@ -31,10 +55,23 @@ forEachDatabase('client equipment relay: every request checked on a kept connect
   before(async function () {
     this.timeout(60_000);
     const ports = await freePortBlock(10);
-    stack = await startLiveStack(database, { config: { equipmentPorts: `${ports}-${ports + 9}` } });
+    const gates = await freePortBlock(4);
+    stack = await startLiveStack(database, {
+      config: {
+        equipmentPorts: `${ports}-${ports + 9}`,
+        webAccessPorts: `${gates}-${gates + 3}`,
+        authFailureQuota: `${FAILURES}/15m`,
+        trustProxy: true,
+      },
+    });
     site = await stack.addSite({ serial: SERIAL, version: '7.19', hello: true });
-    // the device names the connection each request came on (the router's side of it)
-    device = createServer((req, res) => res.end(`seen on ${req.socket.remotePort}`));
+    await site.sim.services.listen();
+    // the device names the connection each request came on (the router's side of it); `/slow`
+    // answers late, so requests sent together each get a connection of their own
+    device = createServer((req, res) => {
+      if (req.url === '/slow') setTimeout(() => res.end('late'), 300);
+      else res.end(`seen on ${req.socket.remotePort}`);
+    });
     await new Promise<void>((r) => device.listen(0, '127.0.0.1', r));
     const port = (device.address() as AddressInfo).port;
     site.sim.lan.addDevice({ address: '192.168.50.20', mac: '24:A4:3C:10:00:20', ports: { 80: port } });
@@ -56,6 +93,45 @@ forEachDatabase('client equipment relay: every request checked on a kept connect
   after(async () => {
     await stack?.close();
     device?.close();
+  });
+
+  it('counts guessed bearers against the address: 401 up to the quota, then 429 before any check', async () => {
+    const from = { 'x-forwarded-for': '198.51.100.23' };
+    const guess = (i: number) =>
+      stack.t.request('GET', `${BASE}/access/${id}/page`, { token: `guess-${i}`, headers: from });
+    for (let i = 0; i < FAILURES; i++) expect((await guess(i)).status).to.equal(401);
+    const refused = await guess(FAILURES);
+    expect(refused.status).to.equal(429);
+    expect(refused.headers['retry-after']).to.match(/^\d+$/);
+    // even the right bearer from that address now waits; another address is served
+    const right = await stack.t.request('GET', `${BASE}/access/${id}/page`, {
+      token: stack.client.token,
+      headers: from,
+    });
+    expect(right.status).to.equal(429);
+    expect((await get()).status).to.equal(200);
+  });
+
+  it("opens a management port while the relay keeps every stream of the router's link idle", async function () {
+    this.timeout(30_000);
+    // 16 requests at once: 16 connections to the device, kept idle once answered
+    const slow = await Promise.all(
+      Array.from({ length: 16 }, () =>
+        stack.t.request('GET', `${BASE}/access/${id}/slow`, { token: stack.client.token }),
+      ),
+    );
+    expect(slow.map((r) => r.status)).to.deep.equal(Array(16).fill(200));
+    const res = await fetch(`${stack.baseUrl}${BASE}/web-access`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${stack.client.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ router_serial: SERIAL }),
+    });
+    const body = (await res.json()) as { data: { web_access: { ssh: string } } };
+    expect(res.status, JSON.stringify(body)).to.equal(200);
+    expect(await banner(body.data.web_access.ssh)).to.match(/^SSH-2\.0-/);
+    // and the relay opens what it needs again afterwards
+    await sleep(50);
+    expect((await get()).status).to.equal(200);
   });
 
   it('refuses at once what the data no longer allows, then serves again on the kept connection', async function () {
