@@ -199,11 +199,12 @@ async function main(): Promise<void> {
           ? await measure(controllerPort, relayPath(page), stack.client.token)
           : undefined;
         const piped = PATHS.has('pipes') ? await measure(await pieces.pipes(), `/${page}`) : undefined;
-        for (const [name, m] of [
+        const measured = [
           ['direct', direct],
           ['relay', relayed],
           ['pipes', piped],
-        ] as const) {
+        ] as const;
+        for (const [name, m] of measured) {
           if (!m) continue;
           const r = m.run;
           console.log(
@@ -217,11 +218,7 @@ async function main(): Promise<void> {
           oneProcess
             ? ''
             : ` [controller ${fmt(m.controller / 1000 / m.run.requests, 3)}, site ${fmt(m.site / 1000 / m.run.requests, 3)}, client ${fmt(m.client / 1000 / m.run.requests, 3)}]`;
-        for (const [name, m] of [
-          ['direct', direct],
-          ['relay', relayed],
-          ['pipes', piped],
-        ] as const) {
+        for (const [name, m] of measured) {
           if (!m) continue;
           console.log(
             `${' '.repeat(18)}${name} CPU ${fmt(m.all / 1000 / m.run.requests, 3)} ms/request${perRequest(m)}; load ${loadAverage()}`,

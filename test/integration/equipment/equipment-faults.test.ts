@@ -10,6 +10,7 @@ import { ROUTER_BUSY_MESSAGE } from '../../routeros-sim/faults.js';
 import type { RouterSim } from '../../routeros-sim/router-sim.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { freePortBlock } from '../../support/free-port.js';
+import { MIB, serveBulk } from '../../support/lan-http-device.js';
 import { startLinkCutter, type LinkCutter } from '../../support/link-cutter.js';
 import { startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { eventually } from '../hub/hub-fixture.js';
@@ -19,8 +20,6 @@ const BASE = '/api/v1/clients/topology';
 const MAKE_STATIC = '/ip/dhcp-server/lease/make-static';
 const AP_MAC = '24:A4:3C:10:01:20';
 const CPE_MAC = '24:A4:3C:10:01:22';
-const MIB = 1024 * 1024;
-const SLICE = Buffer.alloc(MIB, 'tn-relay-');
 
 /**
  * An HTTP device: `/big?mib=<n>` streams n MiB (with backpressure), a POST to `/digest` answers its
@@ -30,30 +29,8 @@ const SLICE = Buffer.alloc(MIB, 'tn-relay-');
 async function httpDevice(): Promise<{ server: Server; port: number; bigSockets: Socket[] }> {
   const bigSockets: Socket[] = [];
   const server = createServer((req, res) => {
-    if (req.url?.startsWith('/big')) {
-      bigSockets.push(req.socket);
-      const mib = Number(new URL(req.url, 'http://device').searchParams.get('mib'));
-      res.setHeader('content-length', String(mib * MIB));
-      let sent = 0;
-      const pump = () => {
-        while (sent < mib) {
-          sent++;
-          if (!res.write(SLICE)) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
-    }
-    if (req.method === 'POST' && req.url === '/digest') {
-      const hash = createHash('sha256');
-      let length = 0;
-      req.on('data', (c: Buffer) => {
-        hash.update(c);
-        length += c.length;
-      });
-      req.on('end', () => res.end(`${length} ${hash.digest('hex')}`));
-      return;
-    }
+    if (req.url?.startsWith('/big')) bigSockets.push(req.socket);
+    if (serveBulk(req, res, 1)) return;
     res.end(`dev ${req.method} ${req.url}`);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -320,7 +297,7 @@ forEachDatabase(
       const after = await api('GET', `/access/${apId}/after`);
       expect(after.status, JSON.stringify(after.body)).to.equal(200);
       expect(after.body).to.equal('dev GET /after');
-      const upload = SLICE.subarray(0, 300_000);
+      const upload = Buffer.alloc(300_000, 'tn-relay-');
       const posted = await stack.t.request('POST', `${BASE}/access/${apId}/digest`, {
         token: stack.client.token,
         raw: upload.toString('latin1'),

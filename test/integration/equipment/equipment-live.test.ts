@@ -11,6 +11,7 @@ import { forEachDatabase } from '../../support/databases.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { startLoopbackAgent } from '../../support/loopback-agent.js';
 import { freePortBlock } from '../../support/free-port.js';
+import { bigDigest, MIB, numbered, serveBulk } from '../../support/lan-http-device.js';
 import { eventually } from '../hub/hub-fixture.js';
 import { STREAM_BYTES_FEATURE } from '../../../protocol/index.js';
 
@@ -20,22 +21,8 @@ const AP_MAC = '24:A4:3C:10:00:20';
 const CAM_MAC = '18:80:25:10:00:21';
 const BASE = '/api/v1/clients/topology';
 
-/** 100 MB, in 1 MiB slices of a pattern that does not compress to nothing. */
-const BIG_BYTES = 100 * 1024 * 1024;
-const SLICE = Buffer.from(Array.from({ length: 1024 * 1024 }, (_, i) => (i * 7919 + (i >> 8)) & 0xff));
-
-/** The SHA-256 of `/big?mib=<n>`: the slice `n` times, each starting with its number (order shows). */
-function bigDigest(mib: number): string {
-  const hash = createHash('sha256');
-  for (let i = 0; i < mib; i++) hash.update(numbered(i));
-  return hash.digest('hex');
-}
-
-function numbered(i: number): Buffer {
-  const slice = Buffer.from(SLICE);
-  slice.writeUInt32BE(i, 0);
-  return slice;
-}
+/** 100 MB: what `/big` streams without `?mib=`. */
+const BIG_BYTES = 100 * MIB;
 
 /**
  * An HTTP device: `/big` streams 100 MB (with backpressure; `?mib=<n>` n MiB), each MiB numbered,
@@ -52,28 +39,7 @@ async function httpDevice(
     res.setHeader('x-connection', String(req.socket.remotePort));
     res.setHeader('x-seen-auth', req.headers.authorization ?? 'none');
     res.setHeader('x-seen-cookie', req.headers.cookie ?? 'none');
-    if (req.url?.startsWith('/big')) {
-      const mib = Number(new URL(req.url, 'http://device').searchParams.get('mib') ?? 100);
-      res.setHeader('content-length', String(mib * SLICE.length));
-      let sent = 0;
-      const pump = () => {
-        while (sent < mib) {
-          if (!res.write(numbered(sent++))) return void res.once('drain', pump);
-        }
-        res.end();
-      };
-      return pump();
-    }
-    if (req.method === 'POST' && req.url === '/digest') {
-      const hash = createHash('sha256');
-      let length = 0;
-      req.on('data', (c: Buffer) => {
-        hash.update(c);
-        length += c.length;
-      });
-      req.on('end', () => res.end(`${length} ${hash.digest('hex')}`));
-      return;
-    }
+    if (serveBulk(req, res, 100)) return;
     if (req.method === 'POST') {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
@@ -448,10 +414,7 @@ forEachDatabase('client equipment end to end (agent runtime, RouterOS 7.19 and 6
         digestThroughRelay(id, '/big?mib=20'),
         digestThroughRelay(id, '/big?mib=7'),
       ]);
-      expect(results, id).to.deep.equal([
-        `${20 * SLICE.length} ${bigDigest(20)}`,
-        `${7 * SLICE.length} ${bigDigest(7)}`,
-      ]);
+      expect(results, id).to.deep.equal([`${20 * MIB} ${bigDigest(20)}`, `${7 * MIB} ${bigDigest(7)}`]);
       expect(await post(id), id).to.equal(uploadDigest);
     }
     expect((await api('DELETE', `/devices/${oldId}`)).status).to.equal(200);

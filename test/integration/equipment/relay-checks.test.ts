@@ -5,37 +5,19 @@
 // connections the relay keeps never cost a management port its stream of the link.
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { iso, systemClock } from '../../../controller/core/clock.js';
 import { forEachDatabase } from '../../support/databases.js';
+import { SSH_BANNER } from '../../routeros-sim/ip-services.js';
 import { freePortBlock } from '../../support/free-port.js';
+import { firstBytes } from '../../support/lan-http-device.js';
 import { startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 
 const SERIAL = '48A98A0E7020';
 const BASE = '/api/v1/clients/topology';
 /** Failed credentials an address may present in the window. */
 const FAILURES = 3;
-
-/** What an SSH server says first, through a management port, or how the connection ended. */
-function banner(address: string): Promise<string> {
-  const [host, port] = address.split(':');
-  return new Promise((resolve) => {
-    const socket = connect({ host: host!, port: Number(port) });
-    let got = '';
-    const done = (v: string) => {
-      socket.destroy();
-      resolve(v);
-    };
-    socket.on('data', (c: Buffer) => {
-      got += c.toString('latin1');
-      if (got.includes('\n')) done(got);
-    });
-    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
-    socket.on('close', () => done(got || 'CLOSED'));
-    setTimeout(() => done(got || 'SILENT'), 3000);
-  });
-}
 
 forEachDatabase('client equipment relay: every request checked on a kept connection', (database) => {
   let stack: LiveStack;
@@ -128,7 +110,7 @@ forEachDatabase('client equipment relay: every request checked on a kept connect
     });
     const body = (await res.json()) as { data: { web_access: { ssh: string } } };
     expect(res.status, JSON.stringify(body)).to.equal(200);
-    expect(await banner(body.data.web_access.ssh)).to.match(/^SSH-2\.0-/);
+    expect(await firstBytes(body.data.web_access.ssh)).to.equal(SSH_BANNER);
     // and the relay opens what it needs again afterwards
     await sleep(50);
     expect((await get()).status).to.equal(200);

@@ -8,6 +8,7 @@ import { encodeSentence, SentenceDecoder, sentenceToStrings } from '../../router
 import { SSH_BANNER } from '../../routeros-sim/ip-services.js';
 import { forEachDatabase } from '../../support/databases.js';
 import { freePortBlock } from '../../support/free-port.js';
+import { firstBytes, splitAddress as split } from '../../support/lan-http-device.js';
 import { SIM_PASSWORD, startLiveStack, type LiveSite, type LiveStack } from '../../support/live-site.js';
 import { eventually } from '../hub/hub-fixture.js';
 
@@ -15,32 +16,6 @@ const SERIAL_7 = '48A98A0F7019';
 const SERIAL_6 = '48A98A0F6049';
 const GRANT = '/api/v1/clients/topology/web-access';
 const IDLE_MS = 3000;
-
-/** `host:port` of a web access field (the web UI is a URL). */
-function split(address: string): { host: string; port: number } {
-  const url = new URL(address.includes('://') ? address : `tcp://${address}`);
-  return { host: url.hostname, port: Number(url.port) };
-}
-
-/** Everything a TCP server says within `ms` of a connection from `localAddress`, or the error's code. */
-function firstBytes(address: string, localAddress = '127.0.0.1', ms = 1500): Promise<string> {
-  const { host, port } = split(address);
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, localAddress });
-    let got = '';
-    const done = (v: string) => {
-      socket.destroy();
-      resolve(v);
-    };
-    socket.on('data', (c: Buffer) => {
-      got += c.toString('latin1');
-      if (got.includes('\n')) done(got);
-    });
-    socket.on('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
-    socket.on('close', () => done(got || 'CLOSED'));
-    setTimeout(() => done(got || 'SILENT'), ms);
-  });
-}
 
 function httpGet(url: string): Promise<{ status: number; body: string } | string> {
   return new Promise((resolve) => {
