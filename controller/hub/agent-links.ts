@@ -21,10 +21,23 @@ export class AgentLinks implements LinkStateReader {
   constructor(
     private readonly db: Db,
     private readonly rowLocks: boolean,
-  ) {}
+  ) {
+    this.#linkOf = q.linkOfStatement(db);
+  }
+
+  // One router's link, read on every relayed request: compiled once.
+  readonly #linkOf: ReturnType<typeof q.linkOfStatement>;
 
   async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
     const links = new Map<string, LinkFacts>();
+    if (allocationIds.length === 1) {
+      const row = (await this.#linkOf.run(this.db, allocationIds)).rows[0];
+      if (row) {
+        const { allocation_id, ...facts } = row;
+        links.set(allocation_id, facts);
+      }
+      return links;
+    }
     for (const ids of chunks(allocationIds, MAX_IDS_PER_READ)) {
       for (const { allocation_id, ...facts } of await q.linksOf(this.db, ids))
         links.set(allocation_id, facts);

@@ -3,6 +3,7 @@
 // connection owns the link, so a late write from a replaced connection changes nothing.
 import type { Expression, ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import { PreparedStatement, slot } from '../db/prepared-statement.js';
 import type { HubTables } from './tables.js';
 
 /**
@@ -142,10 +143,14 @@ export async function linkOwners(
   return rows.filter((r) => r.link_instance === instance && r.link_state === 'CONNECTED');
 }
 
+const LINK_FACTS = ['allocation_id', 'link_state', 'last_seen_at', 'agent_version'] as const;
+
 /** The links of these allocations, those that ever had one (read by primary key). */
 export const linksOf = (db: Db, allocationIds: readonly string[]) =>
-  db
-    .selectFrom('agent_links')
-    .select(['allocation_id', 'link_state', 'last_seen_at', 'agent_version'])
-    .where('allocation_id', 'in', allocationIds)
-    .execute();
+  db.selectFrom('agent_links').select(LINK_FACTS).where('allocation_id', 'in', allocationIds).execute();
+
+/** One allocation's link, as `linksOf` reads it, compiled once. */
+export const linkOfStatement = (db: Db) =>
+  new PreparedStatement(
+    db.selectFrom('agent_links').select(LINK_FACTS).where('allocation_id', '=', slot(0)).compile(),
+  );

@@ -1,4 +1,6 @@
+import type { CompiledQuery } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { PreparedStatement, slot } from '../../db/prepared-statement.js';
 import type { AgentReportsTable, AllocationsTable } from './tables.js';
 
 export type FactColumns = Partial<
@@ -30,13 +32,16 @@ export const listForClient = (db: Db, clientId: string) =>
     .orderBy('id')
     .execute();
 
-export const findForClient = (db: Db, clientId: string, id: string) =>
-  db
-    .selectFrom('allocations')
-    .selectAll()
-    .where('client_id', '=', clientId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+/** The client's allocation by id, compiled once: read on every relayed request to a device. */
+export const findForClientStatement = (db: Db) =>
+  new PreparedStatement(
+    db
+      .selectFrom('allocations')
+      .selectAll()
+      .where('client_id', '=', slot(0))
+      .where('id', '=', slot(1))
+      .compile() as CompiledQuery<AllocationsTable>,
+  );
 
 /** Revokes the client's allocation; a second revocation keeps the first time. Answers the rows changed. */
 export const revokeAllocation = (db: Db, clientId: string, id: string, now: string) =>

@@ -104,6 +104,7 @@ export type ReportConsumer = (report: HeardReport) => Promise<boolean>;
 
 export class AllocationsService {
   readonly #owners: AllocationOwners;
+  readonly #findForClient: ReturnType<typeof q.findForClientStatement>;
   readonly #reportListeners: ReportListener[] = [];
   readonly #reportConsumers: ReportConsumer[] = [];
 
@@ -116,6 +117,7 @@ export class AllocationsService {
     private readonly options: AllocationsOptions,
   ) {
     this.#owners = new AllocationOwners(db);
+    this.#findForClient = q.findForClientStatement(db);
   }
 
   /** True when the allocation exists and belongs to the client (the hub asks it for every command). */
@@ -224,7 +226,7 @@ export class AllocationsService {
 
   /** The client's allocation; 404 for an unknown id or another tenant's. */
   async get(clientId: string, id: string): Promise<AllocationView> {
-    const row = await q.findForClient(this.db, clientId, id);
+    const row = (await this.#findForClient.run(this.db, [clientId, id])).rows[0];
     if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     return this.#viewWithLink(row);
   }

@@ -6,7 +6,7 @@ import type { NotificationsService } from '../notifications/index.js';
 import type { NasService } from '../nas/index.js';
 
 export interface EquipmentDeps {
-  allocations: Pick<AllocationsService, 'list' | 'getWithOwner'>;
+  allocations: Pick<AllocationsService, 'get' | 'list' | 'getWithOwner'>;
   nas: Pick<NasService, 'topology' | 'addTopologyExtension'>;
   runner: Pick<AgentCommandRunner, 'run' | 'runForRequest'>;
   licences: Pick<LicencesService, 'listForClient' | 'listPlans'>;

@@ -265,17 +265,20 @@ export class EquipmentService {
    * its router still the client's on its slot, and that slot's link up.
    */
   async relayTarget(clientId: string, id: string) {
-    // both reads at once (they only need the tenant): one database round trip of wait, not two
-    const [rows, allocations] = await Promise.all([
-      this.#relayRow.run(this.db, [clientId, id]),
-      this.deps.allocations.list(clientId),
-    ]);
-    const row = rows.rows[0];
+    const row = (await this.#relayRow.run(this.db, [clientId, id])).rows[0];
     if (!row) throw new AppError('DEVICE_NOT_FOUND', 'No device with this id');
     if (row.status !== 'ACTIVE') {
       throw new AppError('DEVICE_NOT_ACTIVE', 'The access to this device is not in place on its router');
     }
-    const { owner, allocation } = ownerCheck(allocations, row);
+    // The device's own slot decides whether it may be reached (ownerCheck finds it by id in the
+    // client's list and says OK on it alone); the whole list is read only to name a refusal.
+    const slot = await this.deps.allocations.get(clientId, row.allocation_id).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'ALLOCATION_NOT_FOUND') return undefined;
+      throw err;
+    });
+    const checked = slot ? ownerCheck([slot], row) : undefined;
+    const { owner, allocation } =
+      checked?.owner === 'OK' ? checked : ownerCheck(await this.deps.allocations.list(clientId), row);
     if (owner !== 'OK' || row.needs_revalidation === 1) {
       throw new AppError('DEVICE_NOT_ACTIVE', 'This device must be confirmed again before it can be opened', {
         details: { reason: owner !== 'OK' ? owner : row.hardware_reason },
