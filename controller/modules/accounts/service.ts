@@ -34,11 +34,15 @@ const view = (a: AccountsTable): AccountView => ({
 });
 
 export class AccountsService {
+  readonly #findById: ReturnType<typeof q.findByIdStatement>;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly jwt: JwtIssuer,
-  ) {}
+  ) {
+    this.#findById = q.findByIdStatement(db);
+  }
 
   /** Creates an account (any kind; the HTTP route limits kinds, the CLI creates admins). */
   async create(input: NewAccount): Promise<AccountView> {
@@ -82,7 +86,7 @@ export class AccountsService {
   }
 
   async get(id: string): Promise<AccountView | null> {
-    const row = await q.findById(this.db, id);
+    const row = (await this.#findById.run(this.db, [id])).rows[0];
     return row && !row.disabled_at ? view(row) : null;
   }
 
