@@ -52,6 +52,8 @@ forEachDatabase('client equipment relay: every request checked on a kept connect
     // answers late, so requests sent together each get a connection of their own
     device = createServer((req, res) => {
       if (req.url === '/slow') setTimeout(() => res.end('late'), 300);
+      else if (req.url === '/missing')
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('no such page');
       else res.end(`seen on ${req.socket.remotePort}`);
     });
     await new Promise<void>((r) => device.listen(0, '127.0.0.1', r));
@@ -75,6 +77,13 @@ forEachDatabase('client equipment relay: every request checked on a kept connect
   after(async () => {
     await stack?.close();
     device?.close();
+  });
+
+  it("passes the device's own 404 on as the device sent it, not as a route of ours", async () => {
+    const res = await stack.t.request('GET', `${BASE}/access/${id}/missing`, { token: stack.client.token });
+    expect(res.status).to.equal(404);
+    expect(res.headers['content-type']).to.equal('text/plain');
+    expect(res.body).to.equal('no such page');
   });
 
   it('counts guessed bearers against the address: 401 up to the quota, then 429 before any check', async () => {
