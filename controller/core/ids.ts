@@ -39,3 +39,9 @@ export function newId(msecs?: number): string {
   }
   return v7({ msecs: state.msecs, seq: state.seq, random });
 }
+
+/** A UUID in its text form, any version, either case: what an id in a path or a body must look like. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `text` can be an id (checked before a read, so a malformed one finds nothing at no cost). */
+export const isUuid = (text: string): boolean => UUID_PATTERN.test(text);

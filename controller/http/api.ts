@@ -5,7 +5,12 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import { AppError } from '../core/app-error.js';
-import type { ApiLimiters, NamedLimiter, RateLimiter } from './rate-limiter.js';
+import {
+  underCredentialQuota,
+  type ApiLimiters,
+  type NamedLimiter,
+  type RateLimiter,
+} from './rate-limiter.js';
 import type { AuthRequirement, AuthStrategy, Principal } from './principal.js';
 import { parseOrThrow } from './validation.js';
 
@@ -77,18 +82,14 @@ export class Api {
     // every authenticated route, and the public routes that declare it (the login).
     const failures =
       spec.auth !== 'public' || spec.limiter === 'credentials' ? this.#limiters.credentials : undefined;
-    this.#router[spec.method](spec.path, async (ctx) => {
-      if (!failures) return this.#run(ctx, spec, perUser, handler);
-      failures.check(ctx.ip);
-      try {
-        return await this.#run(ctx, spec, perUser, handler);
-      } catch (err) {
-        // A request that presented no credential at all guessed nothing.
-        const presented = spec.limiter === 'credentials' || ctx.get('authorization') !== '';
-        if (presented && err instanceof AppError && err.status === 401) failures.record(ctx.ip);
-        throw err;
-      }
-    });
+    this.#router[spec.method](spec.path, (ctx) =>
+      underCredentialQuota(
+        failures,
+        ctx,
+        spec.limiter === 'credentials' || ctx.get('authorization') !== '',
+        () => this.#run(ctx, spec, perUser, handler),
+      ),
+    );
   }
 
   async #run<B extends z.ZodType, Q extends z.ZodType, P extends z.ZodType>(

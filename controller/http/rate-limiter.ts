@@ -74,6 +74,28 @@ export class RateLimiter {
   }
 }
 
+/**
+ * Runs `run` (a credential check, or a whole route that makes one) under the failed-credentials
+ * quota of the client's address: an address past it is refused before anything, and a 401 counts
+ * against it when the request `presented` a credential (one that presented none guessed nothing).
+ * Without a limiter, just runs.
+ */
+export async function underCredentialQuota<T>(
+  limiter: Pick<RateLimiter, 'check' | 'record'> | undefined,
+  ctx: Context,
+  presented: boolean,
+  run: () => Promise<T>,
+): Promise<T> {
+  if (!limiter) return run();
+  limiter.check(ctx.ip);
+  try {
+    return await run();
+  } catch (err) {
+    if (presented && err instanceof AppError && err.status === 401) limiter.record(ctx.ip);
+    throw err;
+  }
+}
+
 /** The global quota: N requests per window per client IP on every `/api/…` and `/v1/…` route. */
 export function ipQuota(limiter: RateLimiter) {
   return async (ctx: Context, next: Next): Promise<void> => {

@@ -17,6 +17,9 @@ interface PendingDown {
 }
 
 export class AgentLinks implements LinkStateReader {
+  // One router's link, read on every relayed request: compiled once.
+  readonly #linkOf: ReturnType<typeof q.linkOfStatement>;
+
   /** `rowLocks`: the dialect's capability (PostgreSQL), see `markConnected` in link-queries.ts. */
   constructor(
     private readonly db: Db,
@@ -24,9 +27,6 @@ export class AgentLinks implements LinkStateReader {
   ) {
     this.#linkOf = q.linkOfStatement(db);
   }
-
-  // One router's link, read on every relayed request: compiled once.
-  readonly #linkOf: ReturnType<typeof q.linkOfStatement>;
 
   async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
     const links = new Map<string, LinkFacts>();

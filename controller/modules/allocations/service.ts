@@ -6,7 +6,7 @@ import {
 } from '../../../protocol/index.js';
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
-import { newId } from '../../core/ids.js';
+import { isUuid, newId } from '../../core/ids.js';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logger.js';
 import { ENROL_CODE_TTL_MS, generateEnrolCode, hashEnrolCode } from './enrol-code.js';
@@ -15,8 +15,6 @@ import { AllocationOwners } from './owners.js';
 import * as q from './queries.js';
 import { NO_LINK, type LinkFacts, type LinkState, type LinkStateReader } from './link-state.js';
 import type { AllocationsTable } from './tables.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type EnrolmentStatus = 'AWAITING_ENROLMENT' | 'ENROLMENT_EXPIRED' | 'ENROLLED' | 'REVOKED';
 
@@ -242,7 +240,7 @@ export class AllocationsService {
 
   /** Any tenant's allocation with its owner, for administrator routes; 404 for an unknown id. */
   async getWithOwner(id: string): Promise<{ clientId: string; allocation: AllocationView }> {
-    const row = UUID.test(id) ? await q.findById(this.db, id) : undefined;
+    const row = isUuid(id) ? await q.findById(this.db, id) : undefined;
     if (!row) throw new AppError('ALLOCATION_NOT_FOUND', 'No allocation with this id');
     return { clientId: row.client_id, allocation: await this.#viewWithLink(row) };
   }

@@ -5,6 +5,7 @@
 // `Authorization` header never reaches the device. Runs before the JSON body parser: the body is
 // the device's business, passed on as bytes. The connection to the device is kept for the next
 // request of the same tenant to the same device (relay-pool.ts).
+import { isUuid } from '../../core/ids.js';
 import {
   request as httpRequest,
   type ClientRequest,
@@ -16,13 +17,12 @@ import type { Context, Middleware, Next } from 'koa';
 import { AppError } from '../../core/app-error.js';
 import { StreamOpenError } from '../../hub/index.js';
 import type { AccountPrincipal } from '../../http/principal.js';
-import type { RateLimiter } from '../../http/rate-limiter.js';
+import { underCredentialQuota, type RateLimiter } from '../../http/rate-limiter.js';
 import { EQUIPMENT_BASE } from './device-view.js';
 import type { RelayPool, RelayTarget } from './relay-pool.js';
 import type { EquipmentService } from './service.js';
 
 const PATH = new RegExp(`^${EQUIPMENT_BASE}/access/([^/]*)(/.*)?$`);
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and ours: never forwarded either way.
 const HOP = new Set([
@@ -81,7 +81,7 @@ export function relayMiddleware(deps: RelayDeps): Middleware {
     const principal = await authenticate(ctx, deps);
     // A malformed id is refused as every equipment route refuses one, after the bearer check:
     // nothing is read and nothing reaches a router.
-    if (!UUID.test(match[1]!)) {
+    if (!isUuid(match[1]!)) {
       throw new AppError('VALIDATION_ERROR', 'Invalid path parameters', {
         details: [{ field: 'deviceId', message: 'expected a device id (UUID)' }],
       });
@@ -120,22 +120,17 @@ export async function openAndRelay(
   } while (outcome === 'stale');
 }
 
-// A refused credential counts against the address as on the API's routes (a request that presented
-// none guessed nothing), and an address past its quota is refused before any check.
-async function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrincipal> {
-  const failures = deps.credentialFailures;
-  failures?.check(ctx.ip);
+// Under the address's failed-credentials quota, as the API's routes are.
+function authenticate(ctx: Context, deps: RelayDeps): Promise<AccountPrincipal> {
   const header = ctx.get('authorization');
-  const refused = (message: string) => {
-    if (header !== '') failures?.record(ctx.ip);
-    return new AppError('UNAUTHENTICATED', message);
-  };
-  const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-  if (!bearer) throw refused('Missing bearer token');
-  const principal = await deps.authenticate(bearer);
-  if (!principal) throw refused('Invalid or expired token');
-  if (principal.kind !== 'client') throw new AppError('FORBIDDEN', 'This account may not use this route');
-  return principal;
+  return underCredentialQuota(deps.credentialFailures, ctx, header !== '', async () => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!bearer) throw new AppError('UNAUTHENTICATED', 'Missing bearer token');
+    const principal = await deps.authenticate(bearer);
+    if (!principal) throw new AppError('UNAUTHENTICATED', 'Invalid or expired token');
+    if (principal.kind !== 'client') throw new AppError('FORBIDDEN', 'This account may not use this route');
+    return principal;
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { Clock } from '../../core/clock.js';
 import { iso } from '../../core/clock.js';
 import { chunks } from '../../core/chunks.js';
+import { isUuid } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import type { AgentCommandRunner } from '../../hub/index.js';
@@ -105,8 +106,6 @@ export interface LiveNas {
   role: 'PRIMARY' | 'MEMBER';
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export class NasService {
   readonly directory: DbNasDirectory;
   readonly #registry: NasRegistry;
@@ -148,13 +147,13 @@ export class NasService {
   }
 
   promote(clientId: string, nasId: string) {
-    if (!UUID.test(nasId)) throw nasNotFound();
+    if (!isUuid(nasId)) throw nasNotFound();
     return this.#registry.promote(clientId, nasId);
   }
 
   /** Soft-deletes a NAS; refused while its router is being deployed or while it is a PRIMARY with members. */
   async remove(clientId: string, nasId: string): Promise<NasTable> {
-    if (!UUID.test(nasId)) throw nasNotFound();
+    if (!isUuid(nasId)) throw nasNotFound();
     return this.#registry.remove(clientId, nasId, async (trx, nas) => {
       const lock = await q.findLock(trx, clientId, nas.allocation_id);
       if (lock && Date.parse(lock.expires_at) > this.deps.clock.now().getTime()) {
@@ -278,7 +277,7 @@ export class NasService {
 
   /** A live (PENDING or ACTIVE) NAS of the client with its router slot; null when absent or another's. */
   async findLive(clientId: string, nasId: string): Promise<LiveNas | null> {
-    if (!UUID.test(nasId)) return null;
+    if (!isUuid(nasId)) return null;
     const nas = await q.findLive(this.deps.db, clientId, nasId);
     return nas
       ? {
@@ -296,7 +295,7 @@ export class NasService {
    * live and of the client asked for.
    */
   async findLiveMany(wanted: readonly { clientId: string; nasId: string }[]): Promise<Map<string, LiveNas>> {
-    const clientOf = new Map(wanted.filter((w) => UUID.test(w.nasId)).map((w) => [w.nasId, w.clientId]));
+    const clientOf = new Map(wanted.filter((w) => isUuid(w.nasId)).map((w) => [w.nasId, w.clientId]));
     const out = new Map<string, LiveNas>();
     for (const ids of chunks([...clientOf.keys()], 500))
       for (const nas of await q.findLiveMany(this.deps.db, ids))
@@ -375,7 +374,7 @@ export class NasService {
   }
 
   async #find(clientId: string, nasId: string): Promise<NasTable> {
-    const nas = UUID.test(nasId) ? await q.findLive(this.deps.db, clientId, nasId) : undefined;
+    const nas = isUuid(nasId) ? await q.findLive(this.deps.db, clientId, nasId) : undefined;
     if (!nas) throw nasNotFound();
     return nas;
   }

@@ -1,6 +1,7 @@
 // Management probes: prove a candidate channel on every count (data plane seen at the {vpn_host}
 // end and on the router, the router answering from its own management address) before the
 // previous transport may be retired. Idempotent by operation id; a bounded wait answers PENDING.
+import { isUuid } from '../../core/ids.js';
 import { createHash } from 'node:crypto';
 import { AppError } from '../../core/app-error.js';
 import { iso, type Clock } from '../../core/clock.js';
@@ -30,8 +31,6 @@ export interface ProbeDeps {
   options: ProbeOptions;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export class ProbeService {
   readonly #proof: CandidateProof;
 
@@ -54,7 +53,7 @@ export class ProbeService {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This operation_id was used with another request');
     if (stored && stored.state !== 'PENDING') return attemptView(stored);
     const candidate =
-      typeof candidateId === 'string' && UUID.test(candidateId)
+      typeof candidateId === 'string' && isUuid(candidateId)
         ? await q.findChannel(db, clientId, allocation.id, candidateId)
         : undefined;
     if (!candidate)

@@ -1,7 +1,7 @@
 // Hotspot profiles of each tenant: what the manager sets (price, limits, validity) and what the
 // routers report (names, rate limits).
 import { iso, type Clock } from '../../core/clock.js';
-import { newId } from '../../core/ids.js';
+import { isUuid, newId } from '../../core/ids.js';
 import type { DialectCapabilities } from '../../db/capabilities.js';
 import type { Db } from '../../db/database.js';
 import { formatDataLimit, formatDuration } from './limits.js';
@@ -41,8 +41,6 @@ export interface ProfileSettings {
   rate_limit?: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const orNull = <T>(v: T | null, f: (v: T) => string): string | null => (v === null ? null : f(v));
 
 export const profileView = (p: RadiusProfilesTable): ProfileView => ({
@@ -67,7 +65,7 @@ export async function findProfileRow(
   ref: string,
 ): Promise<RadiusProfilesTable | undefined> {
   return (
-    (UUID.test(ref) ? await q.findProfileById(db, clientId, ref) : undefined) ??
+    (isUuid(ref) ? await q.findProfileById(db, clientId, ref) : undefined) ??
     (await q.findProfileByName(db, clientId, ref))
   );
 }
