@@ -23,7 +23,8 @@
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
 //     [--skip peer,floor,v3floor,storedfloor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
-//     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it) [--out FILE]
+//     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it)
+//     [--heap DIR] (heap snapshots of the controller before any agent and at the last step) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,6 +68,11 @@ const { values: opt } = parseArgs({
      * of a profiled run are for finding where time goes, not for the table.
      */
     profile: { type: 'string' },
+    /**
+     * Write V8 heap snapshots of the controller with no agent linked and at the last step into this
+     * directory (base.heapsnapshot, linked.heapsnapshot): what a connection costs, by type.
+     */
+    heap: { type: 'string' },
   },
 });
 const steps = opt.steps.split(',').map(Number);
@@ -572,6 +578,13 @@ async function ours(server: ServerInfo): Promise<void> {
   await sleep(2000);
   const other = otherCpu();
   const base = await getJson<Stats>(server.ctl, '/stats?gc=1');
+  const snapshot = async (name: string) => {
+    if (!opt.heap) return;
+    const file = join(resolve(opt.heap), `${name}.heapsnapshot`);
+    await getJson(server.ctl, `/heapsnapshot?file=${encodeURIComponent(file)}`);
+    report.notes.push(`heap snapshot: ${file}`);
+  };
+  await snapshot('base');
   const figures: ServerFigures = { base, steps: [] };
   report.ours = figures;
   for (const n of steps) {
@@ -584,6 +597,7 @@ async function ours(server: ServerInfo): Promise<void> {
       `ours: ${step.conns} agents linked in ${step.connectSeconds!.toFixed(1)} s, RSS ${mib(step.rss).toFixed(1)} MiB`,
     );
   }
+  await snapshot('linked');
   const profiled = async <T>(name: string, measure: () => Promise<T>): Promise<T> => {
     if (!opt.profile) return measure();
     const file = join(resolve(opt.profile), `${name}.cpuprofile`);

@@ -12,7 +12,10 @@
 // the device (where the relay's controller, agent and router forward run), i.e. the relay's four
 // connections carrying bytes with nothing else done to them.
 //
-//   node --import tsx scripts/bench-relay.ts [--seconds 3] [--split]
+// Each cell warms every path for a second, then measures them in turn, round after round (3 by
+// default): the rows sum the rounds, and each throughput ratio is the median of the rounds' ratios,
+// so a path measured cold or while the machine was busy does not decide a ratio alone.
+//   node --import tsx scripts/bench-relay.ts [--seconds 3] [--rounds 3] [--split]
 import { fork } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +31,8 @@ import { DEVICE, pipeChain, startRelaySite } from './bench-relay-site.js';
 const { values: opt } = parseArgs({
   options: {
     seconds: { type: 'string', default: '3' },
+    // rounds per cell, each measuring every path in turn; throughput ratios are their median
+    rounds: { type: 'string', default: '3' },
     // for profiling one cell: --pages small --in-flight 1
     pages: { type: 'string', default: 'small,large' },
     'in-flight': { type: 'string', default: '1,16' },
@@ -39,6 +44,9 @@ const { values: opt } = parseArgs({
   },
 });
 const SECONDS = Number(opt.seconds);
+const ROUNDS = Math.max(1, Number(opt.rounds));
+// Each path runs this long, unmeasured, before a cell's rounds.
+const WARM_SECONDS = 1;
 const PAGES = opt.pages.split(',') as ('small' | 'large')[];
 const IN_FLIGHT = opt['in-flight'].split(',').map(Number);
 const PATHS = new Set(opt.paths.split(','));
@@ -46,6 +54,7 @@ const SERIAL = '48A98A0BE4C1';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
 const micros = (c: NodeJS.CpuUsage) => c.user + c.system;
 
 const forkTs = (file: string, args: string[]) =>
@@ -176,17 +185,17 @@ async function main(): Promise<void> {
 
     const features = stack.t.controller.services.hub.featuresOf(allocation.id) ?? [];
     console.log(
-      `bench:relay — ${SECONDS} s per cell; ${oneProcess ? 'every piece in one process' : 'controller, site (router, agent, device) and client in three processes'}; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
+      `bench:relay — ${ROUNDS} rounds of ${SECONDS} s per path and cell, after ${WARM_SECONDS} s of warm-up; ${oneProcess ? 'every piece in one process' : 'controller, site (router, agent, device) and client in three processes'}; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
     for (const page of PAGES) {
       for (const inFlight of IN_FLIGHT) {
         const cell = { seconds: SECONDS, inFlight };
         // CPU of every piece for each path: the client's (its own count), the site's, the controller's
-        const measure = async (port: number, path: string, token?: string) => {
+        const measure = async (port: number, path: string, seconds: number, token?: string) => {
           const site0 = await pieces.siteCpu();
           const here0 = process.cpuUsage();
-          const run = await pieces.load({ ...cell, port, path, ...(token ? { token } : {}) });
+          const run = await pieces.load({ ...cell, seconds, port, path, ...(token ? { token } : {}) });
           const here = micros(process.cpuUsage(here0));
           const site = (await pieces.siteCpu()) - site0;
           return oneProcess
@@ -194,11 +203,44 @@ async function main(): Promise<void> {
             : { run, all: here + site + micros(run.cpu), controller: here, site, client: micros(run.cpu) };
         };
         type Measured = Awaited<ReturnType<typeof measure>>;
-        const direct = PATHS.has('direct') ? await measure(pieces.devicePort, `/${page}`) : undefined;
-        const relayed = PATHS.has('relay')
-          ? await measure(controllerPort, relayPath(page), stack.client.token)
-          : undefined;
-        const piped = PATHS.has('pipes') ? await measure(await pieces.pipes(), `/${page}`) : undefined;
+        const targets = {
+          direct: async (seconds: number) => measure(pieces.devicePort, `/${page}`, seconds),
+          relay: async (seconds: number) =>
+            measure(controllerPort, relayPath(page), seconds, stack.client.token),
+          pipes: async (seconds: number) => measure(await pieces.pipes(), `/${page}`, seconds),
+        };
+        const names = (['direct', 'relay', 'pipes'] as const).filter((n) => PATHS.has(n));
+        // Every path warmed (its code compiled, its connections open), then measured in rounds that
+        // alternate the paths: a ratio compares figures taken seconds apart, not a path measured
+        // before the machine got busy with one measured after.
+        for (const name of names) await targets[name](WARM_SECONDS);
+        const rounds: Partial<Record<(typeof names)[number], Measured>>[] = [];
+        for (let r = 0; r < ROUNDS; r++) {
+          const round: (typeof rounds)[number] = {};
+          for (const name of names) round[name] = await targets[name](SECONDS);
+          rounds.push(round);
+        }
+        const merged = (name: (typeof names)[number]): Measured | undefined => {
+          const ms = rounds.map((round) => round[name]).filter((m) => m !== undefined);
+          if (ms.length === 0) return undefined;
+          const sum = (f: (m: Measured) => number) => ms.reduce((a, m) => a + f(m), 0);
+          return {
+            run: {
+              requests: sum((m) => m.run.requests),
+              bytes: sum((m) => m.run.bytes),
+              latencies: ms.flatMap((m) => m.run.latencies),
+              seconds: sum((m) => m.run.seconds),
+              cpu: ms[0]!.run.cpu,
+            },
+            all: sum((m) => m.all),
+            controller: sum((m) => m.controller),
+            site: sum((m) => m.site),
+            client: sum((m) => m.client),
+          };
+        };
+        const direct = merged('direct');
+        const relayed = merged('relay');
+        const piped = merged('pipes');
         const measured = [
           ['direct', direct],
           ['relay', relayed],
@@ -227,10 +269,14 @@ async function main(): Promise<void> {
         if (!direct || !relayed || !piped) continue;
         const added50 = pct(relayed.run.latencies, 50) - pct(direct.run.latencies, 50);
         const added99 = pct(relayed.run.latencies, 99) - pct(direct.run.latencies, 99);
-        const ratio = rate(relayed.run) / rate(direct.run);
+        // A throughput ratio per round, and their median: the figure the goal is read against.
+        const ratios = (top: 'relay' | 'pipes', bottom: 'direct' | 'pipes') =>
+          rounds.map((round) => rate(round[top]!.run) / rate(round[bottom]!.run));
+        const shown = (xs: number[]) =>
+          `${fmt(median(xs), 3)} (rounds ${xs.map((x) => fmt(x, 3)).join(', ')})`;
         // the direct path's own CPU per MB is the floor
         console.log(
-          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${fmt(ratio, 3)}`,
+          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${shown(ratios('relay', 'direct'))}`,
         );
         const pieceMb = oneProcess
           ? ''
@@ -239,7 +285,7 @@ async function main(): Promise<void> {
           `${' '.repeat(18)}CPU per MB: direct ${fmt(perMb(direct.all, direct.run))} ms, relay ${fmt(perMb(relayed.all, relayed.run))} ms (${fmt(perMb(relayed.all, relayed.run) / perMb(direct.all, direct.run), 1)}x)${pieceMb}, pipes ${fmt(perMb(piped.all, piped.run))} ms`,
         );
         console.log(
-          `${' '.repeat(18)}hops floor (the relay's four connections as bare pipes): pipes/direct throughput ${fmt(rate(piped.run) / rate(direct.run), 3)}; relay/pipes ${fmt(ratio / (rate(piped.run) / rate(direct.run)), 3)}`,
+          `${' '.repeat(18)}hops floor (the relay's four connections as bare pipes): pipes/direct throughput ${shown(ratios('pipes', 'direct'))}; relay/pipes ${shown(ratios('relay', 'pipes'))}`,
         );
       }
     }

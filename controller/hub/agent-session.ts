@@ -57,6 +57,9 @@ import type { RadiusFrame, RadiusRelayHandler } from './radius-relay-handler.js'
 import { StreamMux } from './stream-mux.js';
 import type { AgentCommandsTable } from './tables.js';
 
+/** The agent of a linked session. */
+export type LinkedAgent = Omit<SessionAgent, 'publicKey'>;
+
 /** What a session needs from its hub. */
 export interface SessionHost {
   readonly allocations: AllocationsService;
@@ -103,8 +106,8 @@ const LINK_FEATURES = [STREAM_BYTES_FEATURE, STREAM_LARGE_FEATURE, MAC_POLY1305_
 export class AgentSession {
   /** The challenge nonce, also the `sid` of every envelope on this connection. */
   readonly sid = generateSessionNonce();
-  /** Set once the handshake succeeded. */
-  agent: SessionAgent | undefined;
+  /** Set once the handshake succeeded (without the agent's key: nothing after it needs the text). */
+  agent: LinkedAgent | undefined;
   /** False between a heartbeat ping and any sign of life from the agent. */
   alive = true;
   /** The agent pinged since the last heartbeat (agents ping every heartbeat period too). */
@@ -142,8 +145,8 @@ export class AgentSession {
   #released = false;
   /** Relayed RADIUS requests being answered. */
   #radiusInFlight = 0;
-  /** Byte streams to the router over this link (version 3). */
-  readonly streams = new StreamMux((type, body) => this.#send(type, body as never));
+  /** Made on the first stream: most links never carry one, and 10,000 idle muxes weigh ~5 MB. */
+  #streams: StreamMux | undefined;
 
   constructor(
     private readonly ws: AgentSocket,
@@ -159,6 +162,19 @@ export class AgentSession {
 
   get isOpen(): boolean {
     return this.#state === 'open';
+  }
+
+  /** Byte streams to the router over this link (version 3). */
+  get streams(): StreamMux {
+    if (this.#streams === undefined) {
+      const mux = new StreamMux((type, body) => this.#send(type, body as never));
+      // raw device bytes only in sealed frames, to an agent that said it reads them (the welcome's
+      // features are those both ends named, and none without session keys)
+      mux.rawBytes = this.features.includes(STREAM_BYTES_FEATURE);
+      mux.largeChunks = mux.rawBytes && this.features.includes(STREAM_LARGE_FEATURE);
+      this.#streams = mux;
+    }
+    return this.#streams;
   }
 
   /** The protocol version of the connection (byte streams need 3). */
@@ -393,7 +409,7 @@ export class AgentSession {
     }
   }
 
-  async #dispatch(agent: SessionAgent, message: MessageOf, signedAt: string): Promise<void> {
+  async #dispatch(agent: LinkedAgent, message: MessageOf, signedAt: string): Promise<void> {
     const { allocations, commands } = this.host;
     switch (message.type) {
       case 'ack':
@@ -423,14 +439,15 @@ export class AgentSession {
       case 'stream_data':
       case 'stream_credit':
       case 'stream_close':
-        this.streams.receive(message);
+        // No mux yet: no stream was ever opened here, so the message names none of ours.
+        this.#streams?.receive(message);
         return;
       default:
         this.refuse('UNEXPECTED_MESSAGE', `${message.type} not expected after the handshake`);
     }
   }
 
-  #relayRadius(agent: SessionAgent, frame: RadiusFrame): void {
+  #relayRadius(agent: LinkedAgent, frame: RadiusFrame): void {
     const relay = this.host.radiusRelay;
     if (!relay || this.#radiusInFlight >= MAX_RADIUS_IN_FLIGHT) {
       this.host.logger.debug(this.#fields({}), 'radius frame dropped');
@@ -483,9 +500,10 @@ export class AgentSession {
       });
       sessionKey = own.publicKey;
     }
-    this.agent = agent;
+    const { publicKey, ...linked } = agent;
+    this.agent = linked;
     // Signed sessions check every frame against the agent's key; sealed ones need only the session keys.
-    if (keys === undefined) this.#agentKey = verifyingKey(agent.publicKey);
+    if (keys === undefined) this.#agentKey = verifyingKey(publicKey);
     await this.host.register(this);
     // The socket may have closed (or timed out) while the database was answering.
     if (this.#isClosed()) return;
@@ -501,9 +519,6 @@ export class AgentSession {
     });
     this.#keys = keys;
     this.features = keys === undefined ? [] : LINK_FEATURES.filter((f) => named.includes(f));
-    // raw device bytes only in sealed frames, to an agent that said it reads them
-    this.streams.rawBytes = keys !== undefined && named.includes(STREAM_BYTES_FEATURE);
-    this.streams.largeChunks = this.streams.rawBytes && named.includes(STREAM_LARGE_FEATURE);
     this.host.logger.info(
       this.#fields({ version: agent.version, features: this.features }),
       'agent connected',
@@ -533,7 +548,7 @@ export class AgentSession {
   #closed(code: number): void {
     this.#setState('closed');
     this.#socketClosed = true;
-    this.streams.closeAll();
+    this.#streams?.closeAll();
     this.host.logger.debug(this.#fields({ code }), 'agent link closed');
     this.#releaseWhenIdle();
   }

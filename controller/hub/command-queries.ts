@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
-import { FINAL_COMMAND_STATES, OPEN_COMMAND_STATES } from './tables.js';
+import { OPEN_STATES_SQL } from './open-states.js';
+import { FINAL_COMMAND_STATES } from './tables.js';
 
 /** Everything still waiting for an outcome and not past its deadline: what a fresh link carries. */
 export const openForAllocation = (db: Db, allocationId: string, now: string) =>
@@ -7,7 +8,7 @@ export const openForAllocation = (db: Db, allocationId: string, now: string) =>
     .selectFrom('agent_commands')
     .selectAll()
     .where('allocation_id', '=', allocationId)
-    .where('state', 'in', OPEN_COMMAND_STATES)
+    .where(OPEN_STATES_SQL)
     .where('deadline', '>', now)
     .orderBy('created_at')
     .orderBy('id')
@@ -21,6 +22,7 @@ export const queuedForInstance = (db: Db, instanceId: string, now: string, limit
   db
     .selectFrom('agent_commands')
     .selectAll()
+    .where(OPEN_STATES_SQL)
     .where('state', '=', 'QUEUED')
     .where('deadline', '>', now)
     .where((eb) =>
@@ -50,7 +52,7 @@ export const expireOverdue = (
     const rows = await trx
       .updateTable('agent_commands')
       .set({ state: 'EXPIRED', finished_at: now })
-      .where('state', 'in', OPEN_COMMAND_STATES)
+      .where(OPEN_STATES_SQL)
       .where('deadline', '<=', now)
       .returning(['id', 'name', 'params'])
       .execute();
@@ -74,7 +76,8 @@ export async function pruneFinished(db: Db, before: string, limit: number): Prom
       eb
         .selectFrom('agent_commands')
         .select('id')
-        // The (state, deadline) index finds them; finished_at only confirms.
+        // The deadline index finds them (open commands past it are few: the expiry job ends
+        // them); the state and finished_at only confirm.
         .where('state', 'in', FINAL_COMMAND_STATES)
         .where('deadline', '<', before)
         .where('finished_at', '<', before)

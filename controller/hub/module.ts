@@ -8,12 +8,13 @@ import { LocalCommandSignals } from './command-signals.js';
 import { loadControllerIdentity } from './controller-identity.js';
 import { commandExpiryJob, commandPruneJob } from './jobs.js';
 import * as m0012 from './migrations/0012-agent-links.js';
+import * as m0075 from './migrations/0075-agent-commands-open-indexes.js';
 import { commandRoutes } from './routes.js';
 
 export const hubModule = defineModule({
   name: 'hub',
   tables: ['agent_commands', 'agent_links'],
-  migrations: { '0012-agent-links': m0012 },
+  migrations: { '0012-agent-links': m0012, '0075-agent-commands-open-indexes': m0075 },
   provides: ['hub', 'commands', 'agentLinks', 'runner'],
   build: async ({ db, caps, clock, logger, config, options, use }) => {
     const allocations = use('allocations');
