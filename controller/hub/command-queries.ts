@@ -22,6 +22,7 @@ export const queuedForInstance = (db: Db, instanceId: string, now: string, limit
   db
     .selectFrom('agent_commands')
     .selectAll()
+    // Implied by the next term, but only as written does it let the planner use an open index.
     .where(OPEN_STATES_SQL)
     .where('state', '=', 'QUEUED')
     .where('deadline', '>', now)
