@@ -2,36 +2,17 @@
 // database that kept them as bandwidth_preferences keeps every row through the rename, and the
 // manager sees the same switches and quiet hours afterwards; a fresh database has only the new name.
 import { expect } from 'chai';
-import { Migrator, sql, type MigrationProvider } from 'kysely';
+import { sql } from 'kysely';
 import { newId } from '../../../controller/core/ids.js';
 import { hashPassword } from '../../../controller/core/password.js';
-import { HISTORY, listTables } from '../../../controller/db/migrate.js';
-import { moduleMigrations } from '../../../controller/modules/build-modules.js';
-import { forEachDatabase, type TestDatabase, type TestDbHandle } from '../../support/databases.js';
+import { listTables } from '../../../controller/db/migrate.js';
+import { forEachDatabase } from '../../support/databases.js';
+import { openMigratedBefore } from '../../support/migrated-before.js';
 import { startTestController, type TestController } from '../../support/test-controller.js';
 
 const RENAME = '0074-qoe-notification-preferences';
 const AT = '2026-11-20T10:00:00.000Z';
 const PASSWORD = 'passw0rd-ok';
-
-/** A database migrated up to the migration before the rename. */
-async function openBeforeRename(database: TestDatabase): Promise<TestDbHandle> {
-  const handle = await database.open();
-  const before = Object.fromEntries(
-    Object.entries({ ...HISTORY, ...moduleMigrations() }).filter(([name]) => name < RENAME),
-  );
-  const provider: MigrationProvider = { getMigrations: async () => before };
-  const schema = handle.caps.namedSchemas
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]!.schema
-    : undefined;
-  const { error } = await new Migrator({
-    db: handle.db,
-    provider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  }).migrateToLatest();
-  if (error) throw error;
-  return handle;
-}
 
 forEachDatabase('migration 0074: notification preferences renamed', (database) => {
   let t: TestController | undefined;
@@ -41,7 +22,7 @@ forEachDatabase('migration 0074: notification preferences renamed', (database) =
   });
 
   it('keeps every row of bandwidth_preferences, and the manager sees the same preferences', async () => {
-    const handle = await openBeforeRename(database);
+    const handle = await openMigratedBefore(database, RENAME);
     const quiet = { id: newId(), email: 'quiet@example.com' };
     const plain = { id: newId(), email: 'plain@example.com' };
     const passwordHash = await hashPassword(PASSWORD);

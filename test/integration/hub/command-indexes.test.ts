@@ -3,13 +3,13 @@
 // deadline index, on both databases and whatever the table's statistics say; a database that had
 // the old indexes keeps every command and finds the same ones afterwards.
 import { expect } from 'chai';
-import { Migrator, sql, type CompiledQuery, type MigrationProvider } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import sinon from 'sinon';
-import { HISTORY } from '../../../controller/db/migrate.js';
 import type { Db } from '../../../controller/db/database.js';
 import * as q from '../../../controller/hub/command-queries.js';
 import { migrateDatabase, moduleMigrations } from '../../../controller/modules/build-modules.js';
-import { forEachDatabase, type TestDatabase, type TestDbHandle } from '../../support/databases.js';
+import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
+import { openMigratedBefore } from '../../support/migrated-before.js';
 
 const MIGRATION = '0075-agent-commands-open-indexes';
 const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
@@ -26,25 +26,6 @@ const INDEXES_AFTER = [
   'agent_commands_open_allocation',
   'agent_commands_open_state_deadline',
 ];
-
-/** A database migrated up to the migration before `MIGRATION`. */
-async function openBefore(database: TestDatabase): Promise<TestDbHandle> {
-  const handle = await database.open();
-  const before = Object.fromEntries(
-    Object.entries({ ...HISTORY, ...moduleMigrations() }).filter(([name]) => name < MIGRATION),
-  );
-  const provider: MigrationProvider = { getMigrations: async () => before };
-  const schema = handle.caps.namedSchemas
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]!.schema
-    : undefined;
-  const { error } = await new Migrator({
-    db: handle.db,
-    provider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  }).migrateToLatest();
-  if (error) throw error;
-  return handle;
-}
 
 async function indexesOf(handle: TestDbHandle): Promise<string[]> {
   const rows = handle.caps.namedSchemas
@@ -90,7 +71,7 @@ async function seed(db: Db): Promise<void> {
 forEachDatabase(`migration ${MIGRATION}`, (database) => {
   let handle: TestDbHandle;
   before(async () => {
-    handle = await openBefore(database);
+    handle = await openMigratedBefore(database, MIGRATION);
     expect(await indexesOf(handle)).to.deep.equal(INDEXES_BEFORE);
     await seed(handle.db);
     expect(await migrateDatabase(handle)).to.include(MIGRATION);
