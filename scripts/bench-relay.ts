@@ -190,7 +190,7 @@ async function main(): Promise<void> {
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
     for (const page of PAGES) {
       for (const inFlight of IN_FLIGHT) {
-        const cell = { seconds: SECONDS, inFlight };
+        const cell = { inFlight };
         // CPU of every piece for each path: the client's (its own count), the site's, the controller's
         const measure = async (port: number, path: string, seconds: number, token?: string) => {
           const site0 = await pieces.siteCpu();
