@@ -30,17 +30,10 @@ export class AgentLinks implements LinkStateReader {
 
   async linksOf(allocationIds: readonly string[]): Promise<Map<string, LinkFacts>> {
     const links = new Map<string, LinkFacts>();
-    if (allocationIds.length === 1) {
-      const row = (await this.#linkOf.run(this.db, allocationIds)).rows[0];
-      if (row) {
-        const { allocation_id, ...facts } = row;
-        links.set(allocation_id, facts);
-      }
-      return links;
-    }
     for (const ids of chunks(allocationIds, MAX_IDS_PER_READ)) {
-      for (const { allocation_id, ...facts } of await q.linksOf(this.db, ids))
-        links.set(allocation_id, facts);
+      const rows =
+        ids.length === 1 ? (await this.#linkOf.run(this.db, ids)).rows : await q.linksOf(this.db, ids);
+      for (const { allocation_id, ...facts } of rows) links.set(allocation_id, facts);
     }
     return links;
   }

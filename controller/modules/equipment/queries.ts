@@ -4,18 +4,19 @@ import { PreparedStatement, slot } from '../../db/prepared-statement.js';
 import type { EquipmentDevicesTable } from './tables.js';
 
 /** What the relay checks and needs of a device, read on every relayed request. */
-export type RelayRow = Pick<
-  EquipmentDevicesTable,
-  | 'status'
-  | 'needs_revalidation'
-  | 'hardware_reason'
-  | 'allocation_id'
-  | 'router_serial'
-  | 'dstnat_port'
-  | 'lan_ip'
-  | 'service_port'
-  | 'service_protocol'
->;
+const RELAY_COLUMNS = [
+  'status',
+  'needs_revalidation',
+  'hardware_reason',
+  'allocation_id',
+  'router_serial',
+  'dstnat_port',
+  'lan_ip',
+  'service_port',
+  'service_protocol',
+] as const satisfies readonly (keyof EquipmentDevicesTable)[];
+
+export type RelayRow = Pick<EquipmentDevicesTable, (typeof RELAY_COLUMNS)[number]>;
 
 // Compiled once: building and compiling the query cost more than SQLite takes to answer it.
 export type RelayStatement = PreparedStatement<RelayRow>;
@@ -24,17 +25,7 @@ export const relayRowStatement = (db: Db): RelayStatement =>
   new PreparedStatement(
     db
       .selectFrom('equipment_devices')
-      .select([
-        'status',
-        'needs_revalidation',
-        'hardware_reason',
-        'allocation_id',
-        'router_serial',
-        'dstnat_port',
-        'lan_ip',
-        'service_port',
-        'service_protocol',
-      ])
+      .select(RELAY_COLUMNS)
       .where('client_id', '=', slot(0))
       .where('id', '=', slot(1))
       .compile() as CompiledQuery<RelayRow>,

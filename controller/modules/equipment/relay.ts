@@ -55,13 +55,21 @@ const NO_BODY = new Set([204, 205, 304]);
 /** Methods a request may be sent again for, when it carries no body (RFC 9110 §9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
 
-/** The request's headers the device gets: ours and hop-by-hop ones left out, `host` the device's. */
-function forwardable(headers: IncomingHttpHeaders, host: string): OutgoingHttpHeaders {
-  const out: OutgoingHttpHeaders = {};
+/** Each header that crosses the relay, either way: ours and hop-by-hop ones left out. */
+function eachCrossing(
+  headers: IncomingHttpHeaders,
+  use: (name: string, value: string | string[]) => void,
+): void {
   for (const name in headers) {
     const value = headers[name];
-    if (value !== undefined && !HOP.has(name)) out[name] = value;
+    if (value !== undefined && !HOP.has(name)) use(name, value);
   }
+}
+
+/** The request's headers the device gets, `host` the device's. */
+function forwardable(headers: IncomingHttpHeaders, host: string): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  eachCrossing(headers, (name, value) => (out[name] = value));
   out.host = host;
   return out;
 }
@@ -147,10 +155,7 @@ function answer(ctx: Context, res: IncomingMessage): void {
     return;
   }
   const headers = res.headers;
-  for (const name in headers) {
-    const value = headers[name];
-    if (value !== undefined && !HOP.has(name)) out.setHeader(name, value);
-  }
+  eachCrossing(headers, (name, value) => out.setHeader(name, value));
   // as Koa answered a stream body: typed as bytes unless the device says otherwise (nothing for an
   // answer that has no body)
   if (headers['content-type'] === undefined && !NO_BODY.has(ctx.status)) {

@@ -3,13 +3,13 @@
 // deadline index, on both databases and whatever the table's statistics say; a database that had
 // the old indexes keeps every command and finds the same ones afterwards.
 import { expect } from 'chai';
-import { sql, type CompiledQuery } from 'kysely';
-import sinon from 'sinon';
+import { sql } from 'kysely';
 import type { Db } from '../../../controller/db/database.js';
 import * as q from '../../../controller/hub/command-queries.js';
 import { migrateDatabase, moduleMigrations } from '../../../controller/modules/build-modules.js';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { openMigratedBefore } from '../../support/migrated-before.js';
+import { plansOf } from '../../support/query-plans.js';
 
 const MIGRATION = '0075-agent-commands-open-indexes';
 const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
@@ -142,35 +142,9 @@ const READS: { name: string; index: RegExp; run: (db: Db) => Promise<unknown> }[
   },
 ];
 
-/** The plan of every statement `run` sends; a sequential scan only where nothing else can serve. */
-async function plansOf(handle: TestDbHandle, run: (db: Db) => Promise<unknown>): Promise<string> {
-  // On the prototype that defines it: a transaction's statements go through an executor of its own.
-  let owner: object = handle.db.getExecutor();
-  while (!Object.hasOwn(owner, 'executeQuery')) owner = Object.getPrototypeOf(owner) as object;
-  const spy = sinon.spy(owner as { executeQuery: Db['executeQuery'] }, 'executeQuery');
-  let sent: CompiledQuery[];
-  try {
-    await run(handle.db);
-    sent = spy.getCalls().map((c) => c.args[0] as CompiledQuery);
-  } finally {
-    spy.restore();
-  }
-  const { explainPrefix, planLineColumn } = handle.caps;
-  return handle.db.transaction().execute(async (trx) => {
-    // PostgreSQL scans a small table whatever its indexes; with scans priced out, a plan names the
-    // index only when the query's condition lets the planner use it.
-    if (handle.caps.namedSchemas) await sql`set local enable_seqscan = off`.execute(trx);
-    const lines: string[] = [];
-    for (const query of sent) {
-      const { rows } = await trx.executeQuery<Record<string, string>>({
-        ...query,
-        sql: `${explainPrefix} ${query.sql}`,
-      });
-      lines.push(...rows.map((r) => r[planLineColumn]!));
-    }
-    return lines.join('\n');
-  });
-}
+/** The plan of every statement a read sends, transactions included, with scans priced out. */
+const planOf = async (handle: TestDbHandle, run: (db: Db) => Promise<unknown>): Promise<string> =>
+  (await plansOf(handle, run, { inTransactions: true, scansPricedOut: true })).join('\n');
 
 forEachDatabase('command queue reads and their indexes', (database) => {
   let handle: TestDbHandle;
@@ -183,7 +157,7 @@ forEachDatabase('command queue reads and their indexes', (database) => {
 
   for (const read of READS)
     it(`${read.name} uses ${read.index.source}, before any statistics`, async () => {
-      const plan = await plansOf(handle, read.run);
+      const plan = await planOf(handle, read.run);
       expect(plan, plan).to.match(read.index);
     });
 
@@ -216,7 +190,7 @@ forEachDatabase('command queue reads and their indexes', (database) => {
         .execute();
     await sql`analyze`.execute(db);
     for (const read of READS) {
-      const plan = await plansOf(handle, read.run);
+      const plan = await planOf(handle, read.run);
       expect(plan, `${read.name}\n${plan}`).to.match(read.index);
     }
   });
