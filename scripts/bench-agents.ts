@@ -23,6 +23,7 @@
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
 //     [--skip peer,floor,v3floor,storedfloor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
+//     [--warm-reps 3] (unmeasured serial and burst first, on ours and the floors)
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it)
 //     [--heap DIR] (heap snapshots of the controller before any agent and at the last step) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
@@ -47,10 +48,16 @@ const { values: opt } = parseArgs({
     'rtt-n': { type: 'string', default: '1000' },
     /**
      * Serial and burst measured this many times in a row on every server (the peer kit's own default,
-     * 3); the table shows each figure's median over them, as the kit's summary does. The first
-     * measurement runs on code the JIT has not optimised yet; the later ones show the steady state.
+     * 3); the table shows each figure's median over them, as the kit's summary does.
      */
     'rtt-reps': { type: 'string', default: '3' },
+    /**
+     * Serial and burst run this many times, unmeasured, before the measured repetitions on ours and
+     * on the floors: a controller runs for months, and the table is of its steady state, once the
+     * JIT has optimised the command path (ours has far more code to optimise than the floors). The
+     * peer kit runs as it is. The warm-up figures are printed beside the measured ones.
+     */
+    'warm-reps': { type: 'string', default: '3' },
     'idle-seconds': { type: 'string', default: '30' },
     'settle-seconds': { type: 'string', default: '3' },
     /** Longest wait for a step's connections (a loaded machine handshakes slowly). */
@@ -326,16 +333,20 @@ function repeated(serial: RttFigure[], burst: RttFigure[]) {
   return { serial: medianFigure(serial), burst: medianFigure(burst), serialReps: serial, burstReps: burst };
 }
 
-/** Serial then burst, `--rtt-reps` times, on the server behind control URL `ctl`. */
+/**
+ * Serial then burst, `--warm-reps` times unmeasured, then `--rtt-reps` times, on the server behind
+ * control URL `ctl`.
+ */
 async function measureRtt(
   ctl: string,
   wrap: <T>(name: string, measure: () => Promise<T>, last: boolean) => Promise<T> = (_n, m) => m(),
 ) {
+  const warm = Math.max(0, Number(opt['warm-reps']));
   const reps = Math.max(1, Number(opt['rtt-reps']));
   const serial: RttFigure[] = [];
   const burst: RttFigure[] = [];
-  for (let i = 0; i < reps; i++) {
-    const last = i === reps - 1;
+  for (let i = 0; i < warm + reps; i++) {
+    const last = i === warm + reps - 1;
     serial.push(
       await wrap('serial', () => getJson<RttFigure>(ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`), last),
     );
@@ -347,7 +358,11 @@ async function measureRtt(
       ),
     );
   }
-  return repeated(serial, burst);
+  return {
+    ...repeated(serial.slice(warm), burst.slice(warm)),
+    serialWarmUp: serial.slice(0, warm),
+    burstWarmUp: burst.slice(0, warm),
+  };
 }
 
 interface ServerFigures {
@@ -361,6 +376,9 @@ interface ServerFigures {
   /** Each repetition, in order. */
   serialReps?: RttFigure[];
   burstReps?: RttFigure[];
+  /** The unmeasured repetitions before them (`--warm-reps`), in order. */
+  serialWarmUp?: RttFigure[];
+  burstWarmUp?: RttFigure[];
   failed?: number;
 }
 interface AgentFigures {
@@ -905,7 +923,7 @@ function table(): string {
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
   lines.push(
-    `(RTT in ms, medians of ${opt['rtt-reps']} repetitions: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
+    `(RTT in ms, medians of ${opt['rtt-reps']} repetitions, after ${opt['warm-reps']} unmeasured ones on ours and the floors: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
   );
   lines.push(
     ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
@@ -983,19 +1001,31 @@ function table(): string {
     lines.push(`  ours, serial: ${tail(report.ours.serial)}`);
     lines.push(`  ours, burst:  ${tail(report.ours.burst)}`);
   }
-  // Every repetition: the first runs on code the JIT has not optimised yet (ours has far more of it).
-  const byRep = (f: ServerFigures | undefined, mode: 'serialReps' | 'burstReps', key: 'p99' | 'cpu_ms') =>
+  // Every repetition, the warm-up's first (`[…] then`): those run on code the JIT has not optimised
+  // yet (ours has far more of it than the floors and the peer).
+  type Reps = 'serialReps' | 'burstReps' | 'serialWarmUp' | 'burstWarmUp';
+  const byRep = (f: ServerFigures | undefined, mode: Reps, key: 'p99' | 'cpu_ms') =>
     f?.[mode]?.map((r) => (key === 'cpu_ms' && r.cpu_ms !== undefined ? r.cpu_ms / r.n : r[key])) ?? [];
-  const reps = (label: string, xs: (number | null | undefined)[]) =>
-    xs.length > 1 ? `${label} ${xs.map(fmtMs).join(' / ')}` : '';
-  for (const mode of ['serialReps', 'burstReps'] as const) {
+  const reps = (
+    label: string,
+    f: ServerFigures | undefined,
+    mode: 'serial' | 'burst',
+    key: 'p99' | 'cpu_ms',
+  ) => {
+    const measured = byRep(f, `${mode}Reps`, key);
+    const warmUp = byRep(f, `${mode}WarmUp`, key);
+    if (measured.length + warmUp.length < 2) return '';
+    const list = (xs: (number | null | undefined)[]) => xs.map(fmtMs).join(' / ');
+    return `${label} ${warmUp.length > 0 ? `[${list(warmUp)}] then ` : ''}${list(measured)}`;
+  };
+  for (const mode of ['serial', 'burst'] as const) {
     const parts = [
-      reps('ours p99', byRep(report.ours, mode, 'p99')),
-      reps('peer p99', byRep(report.peer, mode, 'p99')),
-      reps('ours CPU per command', byRep(report.ours, mode, 'cpu_ms')),
+      reps('ours p99', report.ours, mode, 'p99'),
+      reps('peer p99', report.peer, mode, 'p99'),
+      reps('stored floor p99', report.storedFloor, mode, 'p99'),
+      reps('ours CPU per command', report.ours, mode, 'cpu_ms'),
     ].filter(Boolean);
-    if (parts.length > 0)
-      lines.push(`  ${mode === 'serialReps' ? 'serial' : 'burst'} by repetition (ms): ${parts.join('; ')}`);
+    if (parts.length > 0) lines.push(`  ${mode} by repetition (ms, [warm-up]): ${parts.join('; ')}`);
   }
   const burst = report.ours?.burst;
   if (burst?.first_done_ms !== undefined)
