@@ -1,10 +1,10 @@
 // 0012 moves the link columns of `allocations` into the hub's `agent_links`: a database that has
 // links before it keeps every one of them, and `allocations` loses the columns and their index.
 import { expect } from 'chai';
-import { Migrator, sql, type MigrationProvider } from 'kysely';
+import { sql } from 'kysely';
 import { pino } from 'pino';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
-import { HISTORY } from '../../../controller/db/migrate.js';
+import { openMigratedBefore } from '../../support/migrated-before.js';
 import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import { ManualClock } from '../../../controller/core/clock.js';
 import { AgentLinks } from '../../../controller/hub/index.js';
@@ -21,19 +21,8 @@ const LEFT_AT = '2026-11-21T08:00:00.000Z';
 forEachDatabase('migration 0012-agent-links', (database) => {
   let handle: TestDbHandle;
   before(async () => {
-    handle = await database.open();
+    handle = await openMigratedBefore(database, '0012-agent-links');
     const db = handle.db;
-    const before0012 = Object.fromEntries(Object.entries(HISTORY));
-    const provider: MigrationProvider = { getMigrations: async () => before0012 };
-    const schema = handle.caps.namedSchemas
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]!.schema
-      : undefined;
-    const { error } = await new Migrator({
-      db,
-      provider,
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    }).migrateToLatest();
-    if (error) throw error;
     await sql`insert into accounts (id, email, password_hash, name, kind, created_at)
       values (${CLIENT}, 'a@example.com', 'x', 'A', 'client', ${AT})`.execute(db);
     const allocation = (id: string, link: string) => sql`
