@@ -20,7 +20,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Session } from 'node:inspector/promises';
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import {
+  constants,
+  monitorEventLoopDelay,
+  PerformanceObserver,
+  type PerformanceEntry,
+} from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { pino } from 'pino';
@@ -233,10 +238,27 @@ async function timedPing(allocationId: string, timeoutMs: number): Promise<numbe
   return done.state === 'DONE' ? ms : null;
 }
 
+/** Time the main thread (the event loop) has run on a CPU, in ns (Linux schedstat, ns precision). */
+function mainThreadCpuNs(): number {
+  try {
+    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]);
+  } catch {
+    return 0;
+  }
+}
+
 // Stalls explain tail latency: event-loop delay and GC pauses during each measurement.
-const gcPauses: { start: number; end: number }[] = [];
+const gcPauses: { start: number; end: number; major: boolean }[] = [];
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcPauses.push({ start: e.startTime, end: e.startTime + e.duration });
+  for (const e of list.getEntries()) {
+    // A gc entry's detail names its kind (minor scavenge, full mark-compact, …).
+    const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+    gcPauses.push({
+      start: e.startTime,
+      end: e.startTime + e.duration,
+      major: kind === constants.NODE_PERFORMANCE_GC_MAJOR,
+    });
+  }
 }).observe({ type: 'gc' });
 // Commands slower than this count as the tail; the report says how many of them a GC pause hit.
 const SLOW_MS = 3;
@@ -248,6 +270,7 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   // The controller's own CPU time during the measurement: on a shared machine the wall-clock figures
   // move with the neighbours' load, this much less.
   const cpu0 = process.cpuUsage();
+  const main0 = mainThreadCpuNs();
   gcPauses.length = 0;
   slowWindows.length = 0;
   pipeline.lastSent = 0;
@@ -263,14 +286,19 @@ async function rtt(n: number, mode: string, timeoutMs: number) {
   loop.disable();
   pipeline.on = false;
   const cpu = process.cpuUsage(cpu0);
+  const mainNs = mainThreadCpuNs() - main0;
   return {
     ...rttFigures(latencies, hub.connectedCount, mode),
     cpu_ms: Number(((cpu.user + cpu.system) / 1000).toFixed(1)),
+    // The event loop's thread alone: the process figure also counts V8's helper threads (concurrent
+    // marking, compilation), which run beside it on another core.
+    main_cpu_ms: Number((mainNs / 1e6).toFixed(1)),
     // The kernel's share (socket writes and reads, polling): the peer pays it too.
     cpu_system_ms: Number((cpu.system / 1000).toFixed(1)),
     loop_delay_p99: Number((loop.percentile(99) / 1e6).toFixed(1)),
     loop_delay_max: Number((loop.max / 1e6).toFixed(1)),
     gc_count: gcPauses.length,
+    gc_major_count: gcPauses.filter((g) => g.major).length,
     gc_total_ms: Number(gcPauses.reduce((a, g) => a + g.end - g.start, 0).toFixed(1)),
     gc_max_ms: Number(Math.max(0, ...gcPauses.map((g) => g.end - g.start)).toFixed(1)),
     // A pipelined burst answers its first commands before its last ones are sent.

@@ -304,6 +304,10 @@ interface RttFigure {
   max: number | null;
   /** Ours only: the controller's CPU time (user + system) during the measurement, in ms. */
   cpu_ms?: number;
+  /** Ours only: the CPU time of the controller's main thread (the event loop) alone. */
+  main_cpu_ms?: number;
+  /** Ours only: how many of the GCs were full (mark-compact) collections. */
+  gc_major_count?: number;
   cpu_system_ms?: number;
   /** Ours only: stalls during the measurement. */
   loop_delay_p99?: number;
@@ -996,7 +1000,7 @@ function table(): string {
   const tail = (r?: RttFigure) =>
     r?.gc_count === undefined
       ? '-'
-      : `controller CPU ${fmtMs(r.cpu_ms)} ms (${r.cpu_ms === undefined || !r.n ? '-' : fmtMs(r.cpu_ms / r.n)} ms per command, ${fmtMs(r.cpu_system_ms)} ms of it in the kernel), p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
+      : `controller CPU ${fmtMs(r.cpu_ms)} ms (${r.cpu_ms === undefined || !r.n ? '-' : fmtMs(r.cpu_ms / r.n)} ms per command, ${fmtMs(r.cpu_system_ms)} ms of it in the kernel; main thread ${r.main_cpu_ms === undefined || !r.n ? '-' : fmtMs(r.main_cpu_ms / r.n)} ms per command), p90 ${fmtMs(r.p90)} ms, ${r.over_3ms} of ${r.n} over 3 ms (${r.over_3ms_during_gc} during a GC pause), ${r.gc_count} GCs (${r.gc_major_count ?? '-'} full) ${fmtMs(r.gc_total_ms)} ms, event-loop delay p99 ${fmtMs(r.loop_delay_p99)} ms`;
   if (report.ours) {
     lines.push(`  ours, serial: ${tail(report.ours.serial)}`);
     lines.push(`  ours, burst:  ${tail(report.ours.burst)}`);
@@ -1004,14 +1008,10 @@ function table(): string {
   // Every repetition, the warm-up's first (`[…] then`): those run on code the JIT has not optimised
   // yet (ours has far more of it than the floors and the peer).
   type Reps = 'serialReps' | 'burstReps' | 'serialWarmUp' | 'burstWarmUp';
-  const byRep = (f: ServerFigures | undefined, mode: Reps, key: 'p99' | 'cpu_ms') =>
-    f?.[mode]?.map((r) => (key === 'cpu_ms' && r.cpu_ms !== undefined ? r.cpu_ms / r.n : r[key])) ?? [];
-  const reps = (
-    label: string,
-    f: ServerFigures | undefined,
-    mode: 'serial' | 'burst',
-    key: 'p99' | 'cpu_ms',
-  ) => {
+  type RepKey = 'p99' | 'cpu_ms' | 'main_cpu_ms';
+  const byRep = (f: ServerFigures | undefined, mode: Reps, key: RepKey) =>
+    f?.[mode]?.map((r) => (key === 'p99' ? r.p99 : r[key] === undefined ? undefined : r[key] / r.n)) ?? [];
+  const reps = (label: string, f: ServerFigures | undefined, mode: 'serial' | 'burst', key: RepKey) => {
     const measured = byRep(f, `${mode}Reps`, key);
     const warmUp = byRep(f, `${mode}WarmUp`, key);
     if (measured.length + warmUp.length < 2) return '';
@@ -1024,6 +1024,7 @@ function table(): string {
       reps('peer p99', report.peer, mode, 'p99'),
       reps('stored floor p99', report.storedFloor, mode, 'p99'),
       reps('ours CPU per command', report.ours, mode, 'cpu_ms'),
+      reps('ours main thread per command', report.ours, mode, 'main_cpu_ms'),
     ].filter(Boolean);
     if (parts.length > 0) lines.push(`  ${mode} by repetition (ms, [warm-up]): ${parts.join('; ')}`);
   }
