@@ -23,7 +23,7 @@
 // runs with this project's `ws` (same 8.x) through NODE_PATH, and the report says so.
 //   node --import tsx scripts/bench-agents.ts [--steps 1000,5000,10000]
 //     [--skip peer,floor,v3floor,storedfloor,ours,agent,package] [--rtt-reps 3] (serial and burst repeated; medians)
-//     [--warm-reps 3] (unmeasured serial and burst first, on ours and the floors)
+//     [--warm-reps 3] (unmeasured serial and burst first, on every server)
 //     [--profile DIR] (CPU profiles of the controller during serial and burst; slows it)
 //     [--heap DIR] (heap snapshots of the controller before any agent and at the last step) [--out FILE]
 import { spawn, spawnSync, fork, type ChildProcess } from 'node:child_process';
@@ -52,10 +52,10 @@ const { values: opt } = parseArgs({
      */
     'rtt-reps': { type: 'string', default: '3' },
     /**
-     * Serial and burst run this many times, unmeasured, before the measured repetitions on ours and
-     * on the floors: a controller runs for months, and the table is of its steady state, once the
-     * JIT has optimised the command path (ours has far more code to optimise than the floors). The
-     * peer kit runs as it is. The warm-up figures are printed beside the measured ones.
+     * Serial and burst run this many times, unmeasured, before the measured repetitions on every
+     * server: a controller runs for months, and the table is of its steady state, once the JIT has
+     * optimised the command path. The peer kit is asked for this many repetitions more and its
+     * first ones are set apart alike. The warm-up figures are printed beside the measured ones.
      */
     'warm-reps': { type: 'string', default: '3' },
     'idle-seconds': { type: 'string', default: '30' },
@@ -83,6 +83,8 @@ const { values: opt } = parseArgs({
   },
 });
 const steps = opt.steps.split(',').map(Number);
+const WARM_REPS = Math.max(0, Number(opt['warm-reps']));
+const RTT_REPS = Math.max(1, Number(opt['rtt-reps']));
 const maxConns = Math.max(...steps);
 const procs = Number(opt.procs);
 const skip = new Set(opt.skip.split(',').filter(Boolean));
@@ -332,9 +334,18 @@ function medianFigure(reps: RttFigure[]): RttFigure | undefined {
   return out as unknown as RttFigure;
 }
 
-/** The figures of every repetition, and their medians. */
-function repeated(serial: RttFigure[], burst: RttFigure[]) {
-  return { serial: medianFigure(serial), burst: medianFigure(burst), serialReps: serial, burstReps: burst };
+/** Every repetition's figures, the first `--warm-reps` of each mode apart, and the others' medians. */
+function afterWarmUp(serial: RttFigure[], burst: RttFigure[]) {
+  const warm = WARM_REPS;
+  const [serialReps, burstReps] = [serial.slice(warm), burst.slice(warm)];
+  return {
+    serial: medianFigure(serialReps),
+    burst: medianFigure(burstReps),
+    serialReps,
+    burstReps,
+    serialWarmUp: serial.slice(0, warm),
+    burstWarmUp: burst.slice(0, warm),
+  };
 }
 
 /**
@@ -345,12 +356,11 @@ async function measureRtt(
   ctl: string,
   wrap: <T>(name: string, measure: () => Promise<T>, last: boolean) => Promise<T> = (_n, m) => m(),
 ) {
-  const warm = Math.max(0, Number(opt['warm-reps']));
-  const reps = Math.max(1, Number(opt['rtt-reps']));
+  const reps = WARM_REPS + RTT_REPS;
   const serial: RttFigure[] = [];
   const burst: RttFigure[] = [];
-  for (let i = 0; i < warm + reps; i++) {
-    const last = i === warm + reps - 1;
+  for (let i = 0; i < reps; i++) {
+    const last = i === reps - 1;
     serial.push(
       await wrap('serial', () => getJson<RttFigure>(ctl, `/rtt?n=${opt['rtt-n']}&mode=serial`), last),
     );
@@ -362,11 +372,7 @@ async function measureRtt(
       ),
     );
   }
-  return {
-    ...repeated(serial.slice(warm), burst.slice(warm)),
-    serialWarmUp: serial.slice(0, warm),
-    burstWarmUp: burst.slice(0, warm),
-  };
+  return afterWarmUp(serial, burst);
 }
 
 interface ServerFigures {
@@ -495,8 +501,9 @@ async function peer(): Promise<void> {
       opt.steps,
       '--runs',
       '1',
+      // Its own repetitions warm it as ours are warmed; the first `--warm-reps` are set apart.
       '--rtt-reps',
-      opt['rtt-reps'],
+      String(WARM_REPS + RTT_REPS),
       '--rtt-n',
       opt['rtt-n'],
       '--max-seconds',
@@ -529,7 +536,7 @@ async function peer(): Promise<void> {
       heapPerConn: s.bytes_per_conn_heap,
       connectSeconds: s.connect_s,
     })),
-    ...repeated(
+    ...afterWarmUp(
       run1.rtt.filter((x) => x.mode === 'serial'),
       run1.rtt.filter((x) => x.mode === 'burst'),
     ),
@@ -927,7 +934,7 @@ function table(): string {
   lines.push(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) lines.push(fmt(r));
   lines.push(
-    `(RTT in ms, medians of ${opt['rtt-reps']} repetitions, after ${opt['warm-reps']} unmeasured ones on ours and the floors: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
+    `(RTT in ms, medians of ${RTT_REPS} repetitions, after ${WARM_REPS} unmeasured ones: ws peer = send → ack of a 60-byte JSON; ticketnet = enqueue → DONE of router.ping`,
   );
   lines.push(
     ' through CommandService: version 3 command, ack and result (one MAC each), each state stored in SQLite;',
