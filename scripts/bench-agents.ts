@@ -336,15 +336,14 @@ function medianFigure(reps: RttFigure[]): RttFigure | undefined {
 
 /** Every repetition's figures, the first `--warm-reps` of each mode apart, and the others' medians. */
 function afterWarmUp(serial: RttFigure[], burst: RttFigure[]) {
-  const warm = WARM_REPS;
-  const [serialReps, burstReps] = [serial.slice(warm), burst.slice(warm)];
+  const [serialReps, burstReps] = [serial.slice(WARM_REPS), burst.slice(WARM_REPS)];
   return {
     serial: medianFigure(serialReps),
     burst: medianFigure(burstReps),
     serialReps,
     burstReps,
-    serialWarmUp: serial.slice(0, warm),
-    burstWarmUp: burst.slice(0, warm),
+    serialWarmUp: serial.slice(0, WARM_REPS),
+    burstWarmUp: burst.slice(0, WARM_REPS),
   };
 }
 
