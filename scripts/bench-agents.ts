@@ -32,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { median } from './bench-support.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const PEER_DIR = process.env.TICKETNET_PEER_BENCH ?? '';
@@ -282,7 +283,6 @@ const getJson = async <T>(base: string, path: string, timeoutMs = 120_000): Prom
   return (await res.json()) as T;
 };
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
 const mib = (bytes: number) => bytes / 2 ** 20;
 const rssOf = (pid: number) =>
   1024 * Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
@@ -328,8 +328,7 @@ function medianFigure(reps: RttFigure[]): RttFigure | undefined {
   for (const key of Object.keys(reps[0]!) as (keyof RttFigure)[]) {
     const xs = reps.map((r) => r[key]).filter((x): x is number => typeof x === 'number');
     if (xs.length === 0) continue;
-    xs.sort((a, b) => a - b);
-    out[key] = key === 'lost' ? xs.reduce((a, x) => a + x, 0) : xs[Math.floor((xs.length - 1) / 2)];
+    out[key] = key === 'lost' ? xs.reduce((a, x) => a + x, 0) : median(xs);
   }
   return out as unknown as RttFigure;
 }

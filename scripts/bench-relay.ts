@@ -24,7 +24,7 @@ import { TEST_DATABASES } from '../test/support/databases.js';
 import { eventually } from '../test/integration/hub/hub-fixture.js';
 import { freePortBlock } from '../test/support/free-port.js';
 import { startLiveStack } from '../test/support/live-site.js';
-import { childReply, load as loadAverage, pct } from './bench-support.js';
+import { childReply, load as loadAverage, median, pct } from './bench-support.js';
 import { load, type Cell, type Run } from './bench-relay-load.js';
 import { DEVICE, pipeChain, startRelaySite } from './bench-relay-site.js';
 
@@ -54,7 +54,6 @@ const SERIAL = '48A98A0BE4C1';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
 const micros = (c: NodeJS.CpuUsage) => c.user + c.system;
 
 const forkTs = (file: string, args: string[]) =>

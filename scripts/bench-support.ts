@@ -14,6 +14,9 @@ export const pct = (xs: number[], p: number): number => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 };
 
+/** The median of `xs` (the lower one of an even count). */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
+
 /** Milliseconds since `t0` (`process.hrtime.bigint()`). */
 export const ms = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;
 

@@ -24,6 +24,17 @@ export interface DialectCapabilities {
    */
   readonly planShowsSearchKeys: boolean;
   /**
+   * A statement answering the names (column `name`) of the indexes a table's schema declares, the
+   * table's name its one parameter; the indexes the engine makes for keys and constraints left out.
+   */
+  readonly listIndexesSql: string;
+  /**
+   * A statement that prices sequential scans out for the rest of the transaction, so that a plan
+   * names an index whenever the query lets the planner use one (PostgreSQL scans a small table
+   * whatever its indexes); null where the planner already takes a usable index.
+   */
+  readonly priceOutScansSql: string | null;
+  /**
    * A committed transaction can announce itself to every connection of the database (`pg_notify`
    * delivered to LISTENers at commit), so several controller instances can share events; without
    * it only the one instance holding the database is told (in process).
@@ -57,6 +68,9 @@ export const SQLITE_CAPABILITIES: DialectCapabilities = {
   explainPrefix: 'explain query plan',
   planLineColumn: 'detail',
   planShowsSearchKeys: true,
+  // The engine's own indexes (keys, UNIQUE constraints) have no SQL.
+  listIndexesSql: "select name from sqlite_master where type = 'index' and tbl_name = ? and sql is not null",
+  priceOutScansSql: null,
   notifiesAcrossInstances: false,
   writableCtes: false,
   namedLocks: false,
@@ -75,6 +89,9 @@ export const POSTGRES_CAPABILITIES: DialectCapabilities = {
   explainPrefix: 'explain',
   planLineColumn: 'QUERY PLAN',
   planShowsSearchKeys: false,
+  listIndexesSql:
+    "select indexname as name from pg_indexes where schemaname = current_schema() and tablename = $1::text and indexname not in (select conname from pg_constraint where conrelid = to_regclass(current_schema() || '.' || $1::text))",
+  priceOutScansSql: 'set local enable_seqscan = off',
   notifiesAcrossInstances: true,
   writableCtes: true,
   namedLocks: true,

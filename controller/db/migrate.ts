@@ -53,9 +53,7 @@ export async function migrateToLatest(
       throw new MigrationError(`migration name ${name} is taken or malformed`);
     all[name] = migration;
   }
-  const provider: MigrationProvider = { getMigrations: async () => all };
-  const schema = caps?.namedSchemas ? await currentSchema(db) : undefined;
-  const migrator = new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const migrator = await migratorFor(db, caps, all);
   const result: MigrationResultSet = await migrator.migrateToLatest();
   if (result.error) {
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
@@ -63,6 +61,17 @@ export async function migrateToLatest(
   }
   if (caps?.seedsPlannerStatistics) await seedPlannerStatistics(db);
   return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** Kysely's migrator over `migrations`, on the migration tables of this connection's schema. */
+export async function migratorFor(
+  db: Db,
+  caps: DialectCapabilities | undefined,
+  migrations: Readonly<Record<string, Migration>>,
+): Promise<Migrator> {
+  const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };
+  const schema = caps?.namedSchemas ? await currentSchema(db) : undefined;
+  return new Migrator({ db, provider, ...(schema ? { migrationTableSchema: schema } : {}) });
 }
 
 // Kysely's migrator looks for its own tables in every schema of a PostgreSQL database unless it is

@@ -1,5 +1,4 @@
-import { Migrator, sql, type MigrationProvider } from 'kysely';
-import { HISTORY } from '../../controller/db/migrate.js';
+import { HISTORY, migratorFor } from '../../controller/db/migrate.js';
 import { moduleMigrations } from '../../controller/modules/build-modules.js';
 import type { TestDatabase, TestDbHandle } from './databases.js';
 
@@ -9,15 +8,7 @@ export async function openMigratedBefore(database: TestDatabase, migration: stri
   const before = Object.fromEntries(
     Object.entries({ ...HISTORY, ...moduleMigrations() }).filter(([name]) => name < migration),
   );
-  const provider: MigrationProvider = { getMigrations: async () => before };
-  const schema = handle.caps.namedSchemas
-    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0]!.schema
-    : undefined;
-  const { error } = await new Migrator({
-    db: handle.db,
-    provider,
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  }).migrateToLatest();
+  const { error } = await (await migratorFor(handle.db, handle.caps, before)).migrateToLatest();
   if (error) throw error;
   return handle;
 }

@@ -37,9 +37,9 @@ export async function plansOf(
   } finally {
     spy.restore();
   }
-  const { explainPrefix, planLineColumn, namedSchemas } = handle.caps;
+  const { explainPrefix, planLineColumn, priceOutScansSql } = handle.caps;
   return db.transaction().execute(async (trx) => {
-    if (options.scansPricedOut && namedSchemas) await sql`set local enable_seqscan = off`.execute(trx);
+    if (options.scansPricedOut && priceOutScansSql !== null) await sql.raw(priceOutScansSql).execute(trx);
     const plans: string[] = [];
     for (const q of sent) {
       const { rows } = await trx.executeQuery<Record<string, string>>({

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { pino } from 'pino';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { openMigratedBefore } from '../../support/migrated-before.js';
+import { indexNames } from '../../support/table-indexes.js';
 import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import { ManualClock } from '../../../controller/core/clock.js';
 import { AgentLinks } from '../../../controller/hub/index.js';
@@ -82,11 +83,7 @@ forEachDatabase('migration 0012-agent-links', (database) => {
       expect(columns).to.not.include(gone);
     }
     expect(columns).to.include.members(['id', 'client_id', 'agent_id', 'agent_public_key', 'enrolled_at']);
-    const indexes = handle.caps.namedSchemas
-      ? await sql<{ name: string }>`select indexname as name from pg_indexes
-            where schemaname = current_schema() and tablename = 'allocations'`.execute(handle.db)
-      : await sql<{ name: string }>`select name from pragma_index_list('allocations')`.execute(handle.db);
-    expect(indexes.rows.map((r) => r.name)).to.not.include('allocations_link_instance');
+    expect(await indexNames(handle, 'allocations')).to.not.include('allocations_link_instance');
   });
 
   it('shows the allocations as before, their commands untouched', async () => {

@@ -10,6 +10,7 @@ import { migrateDatabase, moduleMigrations } from '../../../controller/modules/b
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { openMigratedBefore } from '../../support/migrated-before.js';
 import { plansOf } from '../../support/query-plans.js';
+import { indexNames } from '../../support/table-indexes.js';
 
 const MIGRATION = '0075-agent-commands-open-indexes';
 const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
@@ -27,17 +28,7 @@ const INDEXES_AFTER = [
   'agent_commands_open_state_deadline',
 ];
 
-async function indexesOf(handle: TestDbHandle): Promise<string[]> {
-  const rows = handle.caps.namedSchemas
-    ? await sql<{ name: string }>`select indexname as name from pg_indexes
-        where tablename = 'agent_commands' and schemaname = current_schema()`.execute(handle.db)
-    : await sql<{ name: string }>`select name from sqlite_master
-        where type = 'index' and tbl_name = 'agent_commands'`.execute(handle.db);
-  return rows.rows
-    .map((r) => r.name)
-    .filter((n) => !/autoindex|pkey/.test(n))
-    .sort();
-}
+const indexesOf = (handle: TestDbHandle) => indexNames(handle, 'agent_commands');
 
 async function seed(db: Db): Promise<void> {
   await sql`insert into accounts (id, email, password_hash, name, kind, created_at)

@@ -2,13 +2,13 @@
 // NAS, so no second index is written for each stored point; migration 0073 drops the old one and
 // puts it back going down.
 import { expect } from 'chai';
-import { sql } from 'kysely';
 import type { Db } from '../../../controller/db/database.js';
 import { migrateDatabase } from '../../../controller/modules/build-modules.js';
 import * as m0073 from '../../../controller/modules/qoe/migrations/0073-qoe-points-one-key.js';
 import { latestPoint, minRtt, pointsBetween } from '../../../controller/modules/qoe/queries.js';
 import { forEachDatabase, type TestDbHandle } from '../../support/databases.js';
 import { plansOf } from '../../support/query-plans.js';
+import { indexNames } from '../../support/table-indexes.js';
 
 const CLIENT = '01a1fdce-a0ed-7369-9e0b-346345789991';
 const NAS = '01a1fdce-a0ed-7369-9e0b-000000000001';
@@ -23,14 +23,7 @@ forEachDatabase('qoe points: one key', (database) => {
   });
   after(() => handle.close());
 
-  const indexes = async (): Promise<string[]> => {
-    const { rows } = handle.caps.namedSchemas
-      ? await sql<{ name: string }>`select indexname as name from pg_indexes
-          where tablename = 'qoe_points' and schemaname = current_schema()`.execute(handle.db)
-      : await sql<{ name: string }>`select name from sqlite_master
-          where type = 'index' and tbl_name = 'qoe_points'`.execute(handle.db);
-    return rows.map((r) => r.name).sort();
-  };
+  const indexes = () => indexNames(handle, 'qoe_points');
 
   const reads: { name: string; run: (db: Db) => Promise<unknown> }[] = [
     { name: 'the latest point', run: (db) => latestPoint(db, CLIENT, NAS) },
