@@ -6,7 +6,13 @@
 // then `{cpu}` on request over IPC, and `{pipes}` (the port of a chain of bare forwards in front of
 // the device, the hops floor) when asked.
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type Server,
+} from 'node:http';
 import {
   connect,
   createServer as createTcpServer,
@@ -65,6 +71,58 @@ export async function pipeChain(hops: number, targetPort: number): Promise<{ por
     port = (server.address() as AddressInfo).port;
   }
   return { port, close: () => servers.forEach((s) => s.close()) };
+}
+
+// Headers of one hop (RFC 9110, 7.6.1) and our bearer: a proxy never passes them on.
+const NOT_FORWARDED = [
+  'authorization',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
+
+const forwarded = (headers: IncomingHttpHeaders): IncomingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.includes(name)));
+
+/**
+ * The proxy floor: a bare HTTP proxy in front of `targetPort` (Node's HTTP server, and its HTTP
+ * client on kept connections, up to 16 as the relay keeps per device), answering each request on
+ * its own as the relay must (it checks every call), with nothing else: no bearer, no database, no
+ * link framing or MAC. Placed where the controller runs, in front of the bare agent and router hops,
+ * it is the least an HTTP-aware relay costs on this machine. Answers its port.
+ */
+export async function proxyFloor(targetPort: number): Promise<{ port: number; close(): void }> {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 16 });
+  const server = createServer((req, res) => {
+    const out = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: targetPort,
+        method: req.method,
+        path: req.url,
+        headers: forwarded(req.headers),
+        agent,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, forwarded(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close() {
+      server.close();
+      agent.destroy();
+    },
+  };
 }
 
 export async function startRelaySite(o: {

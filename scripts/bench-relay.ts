@@ -10,7 +10,9 @@
 // another, the client (the browser) in a third, and prints each one's CPU per MB.
 // Beside them, the hops floor: the same pages through three bare TCP forwards chained in front of
 // the device (where the relay's controller, agent and router forward run), i.e. the relay's four
-// connections carrying bytes with nothing else done to them.
+// connections carrying bytes with nothing else done to them; and the proxy floor: a bare HTTP proxy
+// (Node's server and client, kept connections) where the controller runs, in front of the same bare
+// agent and router hops, i.e. the least a relay that answers each request on its own costs here.
 //
 // Each cell warms every path for a second, then measures them in turn, round after round (3 by
 // default): the rows sum the rounds, and each throughput ratio is the median of the rounds' ratios,
@@ -26,7 +28,7 @@ import { freePortBlock } from '../test/support/free-port.js';
 import { startLiveStack } from '../test/support/live-site.js';
 import { childReply, load as loadAverage, median, pct } from './bench-support.js';
 import { load, type Cell, type Run } from './bench-relay-load.js';
-import { DEVICE, pipeChain, startRelaySite } from './bench-relay-site.js';
+import { DEVICE, pipeChain, proxyFloor, startRelaySite } from './bench-relay-site.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -37,7 +39,7 @@ const { values: opt } = parseArgs({
     pages: { type: 'string', default: 'small,large' },
     'in-flight': { type: 'string', default: '1,16' },
     // for profiling the relay alone: --paths relay (the added figures need direct too)
-    paths: { type: 'string', default: 'direct,relay,pipes' },
+    paths: { type: 'string', default: 'direct,relay,pipes,proxy' },
     split: { type: 'boolean', default: false },
     // with --split: a CPU profile of the site's and the client's processes, written to this directory
     'cpu-prof': { type: 'string' },
@@ -73,10 +75,11 @@ interface Pieces {
   /** CPU of the site's process so far (µs); 0 when the site runs in this process (counted there). */
   siteCpu(): Promise<number>;
   /**
-   * The hops floor: bare TCP forwards where the relay's pieces are (the controller's here, the
-   * agent's and the router's in the site), the device behind them; answers the first one's port.
+   * Bare TCP forwards where the agent and the router forward run (in the site), the device behind
+   * them; answers the first one's port. The floors put their first hop, where the controller runs,
+   * in front of it.
    */
-  pipes(): Promise<number>;
+  siteHops(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -87,8 +90,8 @@ async function inThisProcess(controllerUrl: string, enrolCode: string): Promise<
     devicePort: site.devicePort,
     load,
     siteCpu: async () => 0,
-    async pipes() {
-      chain ??= await pipeChain(3, site.devicePort);
+    async siteHops() {
+      chain ??= await pipeChain(2, site.devicePort);
       return chain.port;
     },
     async stop() {
@@ -112,16 +115,15 @@ async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promi
     childReply<{ devicePort: number }>(site, 'ready'),
     childReply<true>(client, 'ready'),
   ]);
-  let chain: { port: number; close(): void } | undefined;
+  let hops: Promise<number> | undefined;
   return {
     devicePort,
-    async pipes() {
-      if (!chain) {
-        const asked = childReply<number>(site, 'pipes');
+    siteHops() {
+      if (!hops) {
+        hops = childReply<number>(site, 'pipes');
         site.send({ pipes: 2 });
-        chain = await pipeChain(1, await asked);
       }
-      return chain.port;
+      return hops;
     },
     load(cell) {
       client.send({ cell });
@@ -132,7 +134,6 @@ async function inTheirProcesses(controllerUrl: string, enrolCode: string): Promi
       return micros(await childReply<NodeJS.CpuUsage>(site, 'cpu'));
     },
     async stop() {
-      chain?.close();
       // both leave on their own (a CPU profile is written at a process's exit)
       const exits = [client, site].map((c) => new Promise((r) => c.once('exit', r)));
       client.disconnect();
@@ -157,6 +158,8 @@ async function main(): Promise<void> {
     enrolment: { code: string };
   };
   const pieces = await (oneProcess ? inThisProcess : inTheirProcesses)(stack.baseUrl, enrolment.code);
+  // The floors' first hop, where the controller runs: a bare forward, or a bare HTTP proxy.
+  const floors: { pipes?: { port: number; close(): void }; proxy?: { port: number; close(): void } } = {};
   try {
     // the agent's second link (after its restart) is up and its hello's features are in effect
     await eventually(
@@ -206,9 +209,16 @@ async function main(): Promise<void> {
           direct: async (seconds: number) => measure(pieces.devicePort, `/${page}`, seconds),
           relay: async (seconds: number) =>
             measure(controllerPort, relayPath(page), seconds, stack.client.token),
-          pipes: async (seconds: number) => measure(await pieces.pipes(), `/${page}`, seconds),
+          pipes: async (seconds: number) => {
+            floors.pipes ??= await pipeChain(1, await pieces.siteHops());
+            return measure(floors.pipes.port, `/${page}`, seconds);
+          },
+          proxy: async (seconds: number) => {
+            floors.proxy ??= await proxyFloor(await pieces.siteHops());
+            return measure(floors.proxy.port, `/${page}`, seconds);
+          },
         };
-        const names = (['direct', 'relay', 'pipes'] as const).filter((n) => PATHS.has(n));
+        const names = (['direct', 'relay', 'pipes', 'proxy'] as const).filter((n) => PATHS.has(n));
         // Every path warmed (its code compiled, its connections open), then measured in rounds that
         // alternate the paths: a ratio compares figures taken seconds apart, not a path measured
         // before the machine got busy with one measured after.
@@ -240,10 +250,12 @@ async function main(): Promise<void> {
         const direct = merged('direct');
         const relayed = merged('relay');
         const piped = merged('pipes');
+        const proxied = merged('proxy');
         const measured = [
           ['direct', direct],
           ['relay', relayed],
           ['pipes', piped],
+          ['proxy', proxied],
         ] as const;
         for (const [name, m] of measured) {
           if (!m) continue;
@@ -266,16 +278,15 @@ async function main(): Promise<void> {
           );
         }
         if (!direct || !relayed || !piped) continue;
-        const added50 = pct(relayed.run.latencies, 50) - pct(direct.run.latencies, 50);
-        const added99 = pct(relayed.run.latencies, 99) - pct(direct.run.latencies, 99);
+        const added = (m: Measured, p: number) => pct(m.run.latencies, p) - pct(direct.run.latencies, p);
         // A throughput ratio per round, and their median: the figure the goal is read against.
-        const ratios = (top: 'relay' | 'pipes', bottom: 'direct' | 'pipes') =>
+        const ratios = (top: 'relay' | 'pipes' | 'proxy', bottom: 'direct' | 'pipes' | 'proxy') =>
           rounds.map((round) => rate(round[top]!.run) / rate(round[bottom]!.run));
         const shown = (xs: number[]) =>
           `${fmt(median(xs), 3)} (rounds ${xs.map((x) => fmt(x, 3)).join(', ')})`;
         // the direct path's own CPU per MB is the floor
         console.log(
-          `${' '.repeat(18)}added p50 ${fmt(added50)} ms, p99 ${fmt(added99)} ms; relay/direct throughput ${shown(ratios('relay', 'direct'))}`,
+          `${' '.repeat(18)}added p50 ${fmt(added(relayed, 50))} ms, p99 ${fmt(added(relayed, 99))} ms; relay/direct throughput ${shown(ratios('relay', 'direct'))}`,
         );
         const pieceMb = oneProcess
           ? ''
@@ -286,9 +297,15 @@ async function main(): Promise<void> {
         console.log(
           `${' '.repeat(18)}hops floor (the relay's four connections as bare pipes): pipes/direct throughput ${shown(ratios('pipes', 'direct'))}; relay/pipes ${shown(ratios('relay', 'pipes'))}`,
         );
+        if (!proxied) continue;
+        console.log(
+          `${' '.repeat(18)}proxy floor (a bare HTTP proxy where the controller runs, then the bare hops): added p50 ${fmt(added(proxied, 50))} ms, p99 ${fmt(added(proxied, 99))} ms; proxy/direct throughput ${shown(ratios('proxy', 'direct'))}; relay/proxy ${shown(ratios('relay', 'proxy'))}`,
+        );
       }
     }
   } finally {
+    floors.pipes?.close();
+    floors.proxy?.close();
     await pieces.stop();
     await stack.close();
   }
