@@ -56,6 +56,12 @@ const SERIAL = '48A98A0BE4C1';
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 const fmt = (n: number, d = 2) => n.toFixed(d);
+const verdict = (ok: boolean) => (ok ? 'PASS' : 'FAIL');
+// The goals: what the relay may add to the small page's latency, and the large page's share of the
+// direct throughput.
+const SMALL_P50_MS = 3;
+const SMALL_P99_MS = 15;
+const LARGE_RATIO = 0.25;
 const micros = (c: NodeJS.CpuUsage) => c.user + c.system;
 
 const forkTs = (file: string, args: string[]) =>
@@ -190,6 +196,7 @@ async function main(): Promise<void> {
       `bench:relay — ${ROUNDS} rounds of ${SECONDS} s per path and cell, after ${WARM_SECONDS} s of warm-up; ${oneProcess ? 'every piece in one process' : 'controller, site (router, agent, device) and client in three processes'}; direct = the device itself (the floor), relay = through the agent link (features ${features.join(', ')}); load average ${loadAverage()}`,
     );
     console.log('page   in-flight  path    req/s     p50 ms   p99 ms   MB/s');
+    const goals: string[] = [];
     for (const page of PAGES) {
       for (const inFlight of IN_FLIGHT) {
         const cell = { inFlight };
@@ -297,11 +304,40 @@ async function main(): Promise<void> {
         console.log(
           `${' '.repeat(18)}hops floor (the relay's four connections as bare pipes): pipes/direct throughput ${shown(ratios('pipes', 'direct'))}; relay/pipes ${shown(ratios('relay', 'pipes'))}`,
         );
-        if (!proxied) continue;
-        console.log(
-          `${' '.repeat(18)}proxy floor (a bare HTTP proxy where the controller runs, then the bare hops): added p50 ${fmt(added(proxied, 50))} ms, p99 ${fmt(added(proxied, 99))} ms; proxy/direct throughput ${shown(ratios('proxy', 'direct'))}; relay/proxy ${shown(ratios('relay', 'proxy'))}`,
-        );
+        if (proxied) {
+          console.log(
+            `${' '.repeat(18)}proxy floor (a bare HTTP proxy where the controller runs, then the bare hops): added p50 ${fmt(added(proxied, 50))} ms, p99 ${fmt(added(proxied, 99))} ms; proxy/direct throughput ${shown(ratios('proxy', 'direct'))}; relay/proxy ${shown(ratios('relay', 'proxy'))}`,
+          );
+        }
+        // The goals, read for the relay and for the floors: a goal a floor misses in the same run is
+        // beyond any relay with those hops (or that HTTP handling) on this machine in that run.
+        const cellName = `${page}, ${inFlight} in flight`.padEnd(20);
+        if (page === 'small') {
+          const latency = (name: string, m: Measured) =>
+            `${name} added p50 ${fmt(added(m, 50))} ms ${verdict(added(m, 50) < SMALL_P50_MS)}, p99 ${fmt(added(m, 99))} ms ${verdict(added(m, 99) < SMALL_P99_MS)}`;
+          goals.push(
+            `${cellName}${[
+              ['relay', relayed] as const,
+              ['proxy floor', proxied] as const,
+              ['hops floor', piped] as const,
+            ]
+              .flatMap(([name, m]) => (m ? [latency(name, m)] : []))
+              .join('; ')}`,
+          );
+        } else {
+          const throughput = (name: string, top: 'relay' | 'pipes' | 'proxy') =>
+            `${name} ${fmt(median(ratios(top, 'direct')), 3)} ${verdict(median(ratios(top, 'direct')) >= LARGE_RATIO)}`;
+          goals.push(
+            `${cellName}${[throughput('relay', 'relay'), ...(proxied ? [throughput('proxy floor', 'proxy')] : []), throughput('hops floor', 'pipes')].join('; ')}`,
+          );
+        }
       }
+    }
+    if (goals.length > 0) {
+      console.log(
+        `\ngoals (small page: added p50 < ${SMALL_P50_MS} ms and p99 < ${SMALL_P99_MS} ms; 1 MB page: throughput >= ${LARGE_RATIO} of direct), for the relay and for the floors measured beside it:`,
+      );
+      for (const line of goals) console.log(`  ${line}`);
     }
   } finally {
     floors.pipes?.close();
